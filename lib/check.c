@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "log.h"
+#include "namespace.h"
+#include "path.h"
+#include "superblock.h"
+
+#define AU FAMFS_ALLOC_UNIT
+
+/* One extent of one file, in allocation units, for the cross-link sweep. */
+struct span {
+	uint64_t start;   /* bytes, AU aligned */
+	uint64_t end;     /* bytes, rounded up to AU */
+	uint64_t index;   /* log entry */
+};
+
+struct checker {
+	const uint8_t *base;
+	uint64_t medium_size;
+	struct famfs_check_report *r;
+	const struct famfs_log_entry *entries;
+	struct famfs_layout layout;
+	struct famfs_ns *ns;
+	struct span *spans;
+	size_t nspans, spans_cap;
+	bool oom;
+};
+
+static struct famfs_finding *add_finding(struct checker *c, enum famfs_severity sev,
+					 enum famfs_finding_code code, int64_t index,
+					 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static struct famfs_finding *add_finding(struct checker *c, enum famfs_severity sev,
+					 enum famfs_finding_code code, int64_t index,
+					 const char *fmt, ...)
+{
+	struct famfs_check_report *r = c->r;
+	struct famfs_finding *f;
+	va_list ap;
+
+	r->by_severity[sev]++;
+	if (r->per_code[code]++ >= FAMFS_CHECK_MAX_PER_CODE) {
+		r->suppressed++;
+		return NULL;
+	}
+	if (r->nfindings == r->capacity) {
+		size_t cap = r->capacity ? r->capacity * 2 : 32;
+		struct famfs_finding *nf = realloc(r->findings, cap * sizeof(*nf));
+
+		if (!nf) {
+			c->oom = true;
+			return NULL;
+		}
+		r->findings = nf;
+		r->capacity = cap;
+	}
+	f = &r->findings[r->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->severity = sev;
+	f->code = code;
+	f->index = index;
+	f->other_index = -1;
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static void set_path(char *dst, const char *field)
+{
+	size_t n = strnlen(field, FAMFS_MAX_PATHLEN);
+
+	memcpy(dst, field, n);
+	dst[n] = '\0';
+}
+
+static bool check_superblock(struct checker *c, const struct famfs_superblock **ret_sb)
+{
+	const struct famfs_superblock *sb = (const void *)c->base;
+	struct famfs_check_summary *s = &c->r->summary;
+	enum famfs_finding_code code;
+	struct famfs_err err = {0};
+
+	s->medium_size = c->medium_size;
+	code = famfs_superblock_validate(sb, c->medium_size, &err);
+	if (code != FAMFS_OK && code != FAMFS_F_SB_DEV_SIZE) {
+		add_finding(c, FAMFS_SEV_FATAL, code, -1, "%s", err.msg);
+		return false;
+	}
+	s->version = sb->version;
+	s->omf_major = sb->omf_major;
+	s->omf_minor = sb->omf_minor;
+	memcpy(s->uuid, sb->uuid, 16);
+	memcpy(s->system_uuid, sb->system_uuid, 16);
+	s->capacity = sb->dev_size;
+	s->log_len = sb->log_len;
+	c->layout.dev_size = sb->dev_size;
+	c->layout.log_len = sb->log_len;
+	c->layout.alloc_unit = sb->alloc_unit;
+	if (code == FAMFS_F_SB_DEV_SIZE) {
+		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s; checking against the real size", err.msg);
+		c->layout.dev_size = c->medium_size;
+		if (famfs_data_start(sb->log_len) > c->medium_size) {
+			add_finding(c, FAMFS_SEV_FATAL, FAMFS_F_DEVICE_TOO_SMALL, -1,
+				    "the log (0x%" PRIx64 " bytes at 2 MiB) lies past the end of the medium (%"
+				    PRIu64 " bytes)", sb->log_len, c->medium_size);
+			return false;
+		}
+	}
+	s->superblock_valid = true;
+	*ret_sb = sb;
+	return true;
+}
+
+static bool entry_intact(const struct famfs_log_entry *e, uint64_t i)
+{
+	return famfs_log_entry_check_integrity(e, i, NULL) == FAMFS_OK;
+}
+
+/*
+ * Decides which slots count as written and records what a repair would do.
+ * Returns the number of slots to read, or UINT64_MAX when the header is
+ * unreadable.
+ */
+static uint64_t check_log_header(struct checker *c, const struct famfs_superblock *sb)
+{
+	const struct famfs_log_header *h = (const void *)(c->base + FAMFS_LOG_OFFSET);
+	struct famfs_check_summary *s = &c->r->summary;
+	struct famfs_check_repair *rep = &c->r->repair;
+	enum famfs_finding_code code;
+	struct famfs_err err = {0};
+	uint64_t slots = famfs_log_slots(sb->log_len), end, last_intact = 0;
+
+	code = famfs_log_header_validate(h, sb->log_len, &err);
+	if (code != FAMFS_OK && code != FAMFS_F_LOG_NEXT_INDEX && code != FAMFS_F_LOG_NEXT_SEQNUM) {
+		add_finding(c, FAMFS_SEV_FATAL, code, -1, "%s", err.msg);
+		return UINT64_MAX;
+	}
+	s->log_valid = true;
+	s->log_total = slots;
+	c->entries = (const void *)(h + 1);
+	rep->old_next_index = h->next_index;
+	rep->old_next_seqnum = h->next_seqnum;
+
+	if (code == FAMFS_F_LOG_NEXT_INDEX) {
+		/* Garbage counter: the written log is the run of intact slots. */
+		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s", err.msg);
+		for (end = 0; end < slots && entry_intact(&c->entries[end], end); end++)
+			;
+		rep->needed = true;
+		rep->new_next_index = end;
+		s->log_used = end;
+		return end;
+	}
+	end = h->next_index;
+	for (uint64_t i = end; i > 0; i--) {
+		if (entry_intact(&c->entries[i - 1], i - 1)) {
+			last_intact = i;
+			break;
+		}
+	}
+	if (last_intact < end) {
+		add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_LOG_NEXT_INDEX, (int64_t)last_intact,
+			    "log tail: entries %" PRIu64 " to %" PRIu64 " fail their integrity checks "
+			    "(torn or invalid tail after the last intact entry)", last_intact, end - 1);
+		rep->needed = true;
+		rep->new_next_index = last_intact;
+	}
+	if (code == FAMFS_F_LOG_NEXT_SEQNUM) {
+		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s", err.msg);
+		if (!rep->needed) {
+			rep->needed = true;
+			rep->new_next_index = end;
+		}
+	}
+	s->log_used = end;
+	return end;
+}
+
+static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t index)
+{
+	if (c->nspans == c->spans_cap) {
+		size_t cap = c->spans_cap ? c->spans_cap * 2 : 1024;
+		struct span *ns = realloc(c->spans, cap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		c->spans = ns;
+		c->spans_cap = cap;
+	}
+	c->spans[c->nspans++] = (struct span){
+		.start = offset,
+		.end = offset + ((len + AU - 1) / AU) * AU,
+		.index = index,
+	};
+	return 0;
+}
+
+static void add_file_spans(struct checker *c, const struct famfs_log_file_meta *fm, uint64_t index)
+{
+	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
+		for (unsigned int i = 0; i < fm->nextents; i++)
+			if (add_span(c, fm->se[i].offset, fm->se[i].len, index) < 0)
+				c->oom = true;
+	} else {
+		for (unsigned int i = 0; i < fm->ie[0].nstrips; i++)
+			if (add_span(c, fm->ie[0].strips[i].offset, fm->ie[0].strips[i].len, index) < 0)
+				c->oom = true;
+	}
+}
+
+static void report_ns_error(struct checker *c, int r, uint64_t i, const char *path)
+{
+	struct famfs_finding *f;
+	char parent[FAMFS_MAX_PATHLEN + 1];
+	size_t plen = famfs_path_parent_len(path, strlen(path));
+	uint32_t id;
+
+	memcpy(parent, path, plen);
+	parent[plen] = '\0';
+	switch (r) {
+	case -EEXIST:
+		id = famfs_ns_lookup(c->ns, path, strlen(path));
+		f = add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_PATH_DUPLICATE, i,
+				"log entry %" PRIu64 ": \"%s\" was already created by entry %" PRId64,
+				i, path, famfs_ns_node(c->ns, id)->index);
+		if (f)
+			f->other_index = famfs_ns_node(c->ns, id)->index;
+		break;
+	case -ENOENT:
+		f = add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_PATH_NO_PARENT, i,
+				"log entry %" PRIu64 ": parent directory \"%s\" of \"%s\" was not created by an earlier entry",
+				i, parent, path);
+		break;
+	case -ENOTDIR:
+		f = add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_PATH_PARENT_NOT_DIR, i,
+				"log entry %" PRIu64 ": parent \"%s\" of \"%s\" is a file", i, parent, path);
+		break;
+	default:
+		c->oom = true;
+		return;
+	}
+	if (f)
+		set_path(f->path, path);
+	c->r->summary.rejected_entries++;
+}
+
+static void check_entry(struct checker *c, uint64_t i)
+{
+	const struct famfs_log_entry *e = &c->entries[i];
+	struct famfs_check_summary *s = &c->r->summary;
+	enum famfs_finding_code code;
+	struct famfs_err err = {0};
+	struct famfs_finding *f;
+	const char *relpath;
+	bool spans_ok;
+	int r;
+
+	code = famfs_log_entry_check_integrity(e, i, &err);
+	if (code != FAMFS_OK) {
+		s->bad_entries++;
+		add_finding(c, FAMFS_SEV_ERROR, code, i, "%s", err.msg);
+		return;
+	}
+
+	switch (e->type) {
+	case FAMFS_LOG_FILE:
+		relpath = e->file.relpath;
+		code = famfs_path_check_field(relpath, &err);
+		spans_ok = false;
+		if (code == FAMFS_OK || code >= FAMFS_F_PATH_UNTERMINATED) {
+			enum famfs_finding_code mc = famfs_fmap_check(&e->file, &c->layout, &err);
+
+			spans_ok = mc == FAMFS_OK || mc == FAMFS_F_FILE_SIZE;
+			if (code == FAMFS_OK)
+				code = mc;
+		}
+		/* Space an intact entry describes stays claimed even if the file is refused. */
+		if (spans_ok)
+			add_file_spans(c, &e->file, i);
+		break;
+	case FAMFS_LOG_MKDIR:
+		relpath = e->mkdir.relpath;
+		code = famfs_path_check_field(relpath, &err);
+		break;
+	default:
+		code = famfs_log_entry_check_semantics(e, &c->layout, &err);
+		if (code == FAMFS_F_DELETE_ENTRY)
+			add_finding(c, FAMFS_SEV_WARNING, code, i, "log entry %" PRIu64 ": %s", i, err.msg);
+		else if (code != FAMFS_OK) {
+			add_finding(c, FAMFS_SEV_ERROR, code, i, "log entry %" PRIu64 ": %s", i, err.msg);
+			s->rejected_entries++;
+		}
+		return;
+	}
+
+	if (code != FAMFS_OK) {
+		f = add_finding(c, FAMFS_SEV_ERROR, code, i, "log entry %" PRIu64 ": %s", i, err.msg);
+		if (f)
+			set_path(f->path, relpath);
+		s->rejected_entries++;
+		return;
+	}
+	if (e->type == FAMFS_LOG_FILE)
+		r = famfs_ns_add(c->ns, relpath, FAMFS_NS_FILE, e->file.mode, e->file.uid, e->file.gid,
+				 e->file.size, i, NULL);
+	else
+		r = famfs_ns_add(c->ns, relpath, FAMFS_NS_DIR, e->mkdir.mode, e->mkdir.uid, e->mkdir.gid,
+				 0, i, NULL);
+	if (r < 0) {
+		report_ns_error(c, r, i, relpath);
+		return;
+	}
+	if (e->type == FAMFS_LOG_FILE) {
+		s->files++;
+		s->file_bytes += e->file.size;
+	} else {
+		s->directories++;
+	}
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sorts every extent by start and sweeps once, keeping the extent that
+ * reaches furthest: any extent starting before that end overlaps it.  Each
+ * overlapping extent is reported once, paired with the extent it overlaps;
+ * the union of the extents gives the space in use.
+ */
+static void check_crosslinks(struct checker *c, bool report_pairs)
+{
+	struct famfs_check_summary *s = &c->r->summary;
+	uint64_t claimed = 0, used = 0, union_end = 0;
+	const struct span *far = NULL;
+
+	qsort(c->spans, c->nspans, sizeof(*c->spans), cmp_span);
+	for (size_t k = 0; k < c->nspans; k++) {
+		const struct span *x = &c->spans[k];
+
+		claimed += (x->end - x->start) / AU;
+		if (x->end > union_end) {
+			used += (x->end - (x->start > union_end ? x->start : union_end)) / AU;
+			union_end = x->end;
+		}
+		if (far && x->start < far->end && report_pairs) {
+			uint64_t end = x->end < far->end ? x->end : far->end;
+			const struct famfs_log_entry *a = &c->entries[far->index];
+			const struct famfs_log_entry *b = &c->entries[x->index];
+			struct famfs_finding *f;
+
+			f = add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_CROSSLINK, x->index,
+					"cross-link: \"%.*s\" (entry %" PRIu64 ") and \"%.*s\" (entry %" PRIu64
+					") share [0x%" PRIx64 ", 0x%" PRIx64 ")",
+					FAMFS_MAX_PATHLEN, a->file.relpath, far->index,
+					FAMFS_MAX_PATHLEN, b->file.relpath, x->index, x->start, end);
+			if (f) {
+				set_path(f->path, b->file.relpath);
+				set_path(f->other_path, a->file.relpath);
+				f->other_index = far->index;
+				f->offset = x->start;
+				f->length = end - x->start;
+			}
+		}
+		if (!far || x->end > far->end)
+			far = x;
+	}
+	s->crosslinked_units = claimed - used;
+	s->allocated = famfs_data_start(c->layout.log_len) + used * AU;
+	s->free = (c->layout.dev_size / AU) * AU > s->allocated ?
+		(c->layout.dev_size / AU) * AU - s->allocated : 0;
+}
+
+int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags,
+		       struct famfs_check_report **ret)
+{
+	const struct famfs_superblock *sb = NULL;
+	struct checker c = { .base = base, .medium_size = medium_size };
+	uint64_t end;
+	int r = 0;
+
+	c.r = calloc(1, sizeof(*c.r));
+	if (!c.r)
+		return -ENOMEM;
+	if (!check_superblock(&c, &sb))
+		goto done;
+	end = check_log_header(&c, sb);
+	if (end == UINT64_MAX)
+		goto done;
+	r = famfs_ns_new(&c.ns);
+	if (r < 0)
+		goto done;
+	for (uint64_t i = 0; i < end && !c.oom; i++)
+		check_entry(&c, i);
+	if (!c.oom)
+		check_crosslinks(&c, !(flags & FAMFS_CHECK_NO_CROSSLINKS));
+	if (c.r->summary.log_used == c.r->summary.log_total)
+		add_finding(&c, FAMFS_SEV_INFO, FAMFS_F_LOG_FULL, -1,
+			    "the log is full (%" PRIu64 " of %" PRIu64 " entries): no more files can be created",
+			    c.r->summary.log_used, c.r->summary.log_total);
+done:
+	famfs_ns_free(c.ns);
+	free(c.spans);
+	if (r == 0 && c.oom)
+		r = -ENOMEM;
+	if (r < 0) {
+		famfs_check_report_free(c.r);
+		return r;
+	}
+	*ret = c.r;
+	return 0;
+}
+
+struct famfs_check_report *famfs_check_report_free(struct famfs_check_report *r)
+{
+	if (r) {
+		free(r->findings);
+		free(r);
+	}
+	return NULL;
+}
+
+size_t famfs_check_report_errors(const struct famfs_check_report *r)
+{
+	return r->by_severity[FAMFS_SEV_ERROR] + r->by_severity[FAMFS_SEV_FATAL];
+}
+
+bool famfs_check_repair_fixes_all(const struct famfs_check_report *r)
+{
+	size_t fixable = r->per_code[FAMFS_F_LOG_NEXT_INDEX] + r->per_code[FAMFS_F_LOG_NEXT_SEQNUM];
+	uint64_t tail = 0;
+
+	if (!r->repair.needed)
+		return false;
+	/* Integrity failures in the tail being cut go away with it. */
+	for (size_t k = 0; k < r->nfindings; k++) {
+		const struct famfs_finding *f = &r->findings[k];
+
+		if ((f->code == FAMFS_F_ENTRY_CRC || f->code == FAMFS_F_ENTRY_SEQNUM) &&
+		    f->index >= (int64_t)r->repair.new_next_index)
+			tail++;
+	}
+	if (r->suppressed)
+		return false;
+	return fixable + tail == famfs_check_report_errors(r);
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "omf.h"
+
+#define MAP_ALIGN FAMFS_ALLOC_UNIT
+
+const char *famfs_device_kind_name(enum famfs_device_kind kind)
+{
+	switch (kind) {
+	case FAMFS_DEVICE_IMAGE: return "image";
+	case FAMFS_DEVICE_DAX:   return "dax";
+	case FAMFS_DEVICE_PMEM:  return "pmem";
+	}
+	return "unknown";
+}
+
+int famfs_dax_size(dev_t rdev, uint64_t *ret_size, struct famfs_err *err)
+{
+	char path[128];
+	unsigned long long size;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/size",
+		 major(rdev), minor(rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return famfs_err_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
+	n = fscanf(f, "%llu", &size);
+	fclose(f);
+	if (n != 1)
+		return famfs_err_set(err, -EIO, "cannot parse %s", path);
+	*ret_size = size;
+	return 0;
+}
+
+/*
+ * Maps [0, len) of @fd at an address aligned to MAP_ALIGN, so that file
+ * offsets aligned to 2 MiB land on 2 MiB virtual addresses (PMD mappings
+ * on DAX).  Reserves a larger anonymous range, then maps over it.
+ */
+static void *map_aligned(int fd, uint64_t len, bool writable)
+{
+	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	size_t reserve = len + MAP_ALIGN;
+	uint8_t *area, *aligned, *mapped;
+
+	area = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED)
+		return MAP_FAILED;
+	aligned = (uint8_t *)(((uintptr_t)area + MAP_ALIGN - 1) & ~(uintptr_t)(MAP_ALIGN - 1));
+	mapped = mmap(aligned, len, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (mapped == MAP_FAILED) {
+		int saved = errno;
+
+		munmap(area, reserve);
+		errno = saved;
+		return MAP_FAILED;
+	}
+	if (aligned > area)
+		munmap(area, aligned - area);
+	if (aligned + len < area + reserve)
+		munmap(aligned + len, (area + reserve) - (aligned + len));
+	return mapped;
+}
+
+int famfs_device_open(const char *path, unsigned flags,
+		      struct famfs_device **ret, struct famfs_err *err)
+{
+	bool writable = flags & FAMFS_DEVICE_WRITE;
+	struct famfs_device *dev;
+	struct stat st;
+	int oflags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	int fd, r;
+
+	if (!path || !*path)
+		return famfs_err_set(err, -EINVAL, "no device given");
+	if (stat(path, &st) < 0)
+		return famfs_err_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
+	if (S_ISBLK(st.st_mode) && (flags & FAMFS_DEVICE_EXCL))
+		oflags |= O_EXCL;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+		return famfs_err_set(err, -ENODEV, "cannot use %s: %s", path,
+				     S_ISDIR(st.st_mode) ? "is a directory" :
+				     S_ISFIFO(st.st_mode) ? "is a FIFO, not a device or image file" :
+				     "not a device or image file");
+
+	fd = open(path, oflags);
+	if (fd < 0) {
+		if (errno == EBUSY)
+			return famfs_err_set(err, -EBUSY, "cannot open %s: device is in use (mounted?)", path);
+		return famfs_err_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
+	}
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		close(fd);
+		return famfs_err_set(err, -ENOMEM, "out of memory");
+	}
+	dev->fd = fd;
+	dev->writable = writable;
+	dev->path = strdup(path);
+	if (!dev->path) {
+		r = famfs_err_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+
+	if (S_ISREG(st.st_mode)) {
+		dev->kind = FAMFS_DEVICE_IMAGE;
+		dev->size = st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		dev->kind = FAMFS_DEVICE_PMEM;
+		dev->rdev = st.st_rdev;
+		if (ioctl(fd, BLKGETSIZE64, &dev->size) < 0) {
+			r = famfs_err_set(err, -errno, "cannot get the size of %s: %s", path, strerror(errno));
+			goto fail;
+		}
+	} else {
+		dev->kind = FAMFS_DEVICE_DAX;
+		dev->rdev = st.st_rdev;
+		r = famfs_dax_size(st.st_rdev, &dev->size, err);
+		if (r < 0) {
+			famfs_err_prefix(err, "%s is not a DAX device", path);
+			goto fail;
+		}
+	}
+
+	if (dev->size == 0) {
+		r = famfs_err_set(err, -EINVAL, "%s is empty (0 bytes)", path);
+		goto fail;
+	}
+
+	if (!(flags & FAMFS_DEVICE_NOMAP)) {
+		void *base = map_aligned(fd, dev->size, writable);
+
+		if (base == MAP_FAILED) {
+			r = famfs_err_set(err, -errno, "cannot map %s (%" PRIu64 " bytes): %s",
+					  path, dev->size, strerror(errno));
+			goto fail;
+		}
+		dev->base = base;
+	}
+	*ret = dev;
+	return 0;
+
+fail:
+	famfs_device_close(dev);
+	return r;
+}
+
+struct famfs_device *famfs_device_close(struct famfs_device *dev)
+{
+	if (!dev)
+		return NULL;
+	if (dev->base)
+		munmap(dev->base, dev->size);
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev->path);
+	free(dev);
+	return NULL;
+}
+
+bool famfs_device_is_mounted(const struct famfs_device *dev)
+{
+	struct mntent *m;
+	bool mounted = false;
+	FILE *f;
+
+	if (dev->kind == FAMFS_DEVICE_IMAGE)
+		return false;
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return false;
+	while (!mounted && (m = getmntent(f))) {
+		struct stat st;
+
+		if (m->mnt_fsname[0] != '/' || stat(m->mnt_fsname, &st) < 0)
+			continue;
+		if ((S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) && st.st_rdev == dev->rdev)
+			mounted = true;
+	}
+	endmntent(f);
+	return mounted;
+}

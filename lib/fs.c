@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+
+#include "cache.h"
+#include "fs.h"
+#include "path.h"
+#include "superblock.h"
+
+int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_uuid,
+		  struct famfs_fs **ret, struct famfs_err *err)
+{
+	struct famfs_fs *fs;
+	enum famfs_finding_code code;
+	int r;
+
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return famfs_err_set(err, -ENOMEM, "out of memory");
+	fs->last_rejected_index = -1;
+	r = famfs_device_open(path, device_flags & ~FAMFS_DEVICE_NOMAP, &fs->dev, err);
+	if (r < 0)
+		goto fail;
+	fs->sb = (struct famfs_superblock *)fs->dev->base;
+	famfs_cache_invalidate(fs->sb, sizeof(*fs->sb));
+	code = famfs_superblock_validate(fs->sb, fs->dev->size, err);
+	if (code != FAMFS_OK) {
+		famfs_err_prefix(err, "%s", path);
+		r = -EUCLEAN;
+		goto fail;
+	}
+	fs->layout.dev_size = fs->sb->dev_size;
+	fs->layout.log_len = fs->sb->log_len;
+	fs->layout.alloc_unit = fs->sb->alloc_unit;
+	fs->log = (struct famfs_log_header *)(fs->dev->base + FAMFS_LOG_OFFSET);
+	famfs_cache_invalidate(fs->log, sizeof(*fs->log));
+	code = famfs_log_header_validate(fs->log, fs->sb->log_len, err);
+	if (code != FAMFS_OK) {
+		famfs_err_prefix(err, "%s", path);
+		r = -EUCLEAN;
+		goto fail;
+	}
+	fs->master = host_uuid && memcmp(host_uuid, fs->sb->system_uuid, 16) == 0;
+	r = famfs_alloc_init(&fs->alloc, fs->layout.dev_size, fs->layout.log_len);
+	if (r == 0)
+		r = famfs_ns_new(&fs->ns);
+	if (r < 0) {
+		famfs_err_set(err, r, "out of memory");
+		goto fail;
+	}
+	*ret = fs;
+	return 0;
+fail:
+	famfs_fs_close(fs);
+	return r;
+}
+
+struct famfs_fs *famfs_fs_close(struct famfs_fs *fs)
+{
+	if (!fs)
+		return NULL;
+	famfs_alloc_destroy(&fs->alloc);
+	famfs_ns_free(fs->ns);
+	famfs_device_close(fs->dev);
+	free(fs);
+	return NULL;
+}
+
+int famfs_fs_lock(struct famfs_fs *fs, struct famfs_err *err)
+{
+	if (flock(fs->dev->fd, LOCK_EX) < 0)
+		return famfs_err_set(err, -errno, "cannot lock the log of %s: %s",
+				     fs->dev->path, strerror(errno));
+	return 0;
+}
+
+void famfs_fs_unlock(struct famfs_fs *fs)
+{
+	(void)flock(fs->dev->fd, LOCK_UN);
+}
+
+static void note_rejected(struct famfs_fs *fs, struct famfs_replay_result *res, uint64_t i,
+			  const char *msg)
+{
+	res->rejected++;
+	fs->rejected_total++;
+	fs->last_rejected_index = i;
+	snprintf(fs->last_rejected, sizeof(fs->last_rejected), "log entry %" PRIu64 ": %s", i, msg);
+}
+
+/* Applies one intact entry; false when it breaks a rule. */
+static bool apply_entry(struct famfs_fs *fs, uint64_t i, const struct famfs_log_entry *e,
+			uint32_t *node, struct famfs_err *err)
+{
+	enum famfs_finding_code code;
+	struct famfs_fmap map;
+	int r;
+
+	code = famfs_log_entry_check_semantics(e, &fs->layout, err);
+	if (e->type == FAMFS_LOG_FILE && (code == FAMFS_OK || code == FAMFS_F_FILE_SIZE ||
+					  (code >= FAMFS_F_PATH_UNTERMINATED && code <= FAMFS_F_PATH_DUPLICATE &&
+					   famfs_fmap_check(&e->file, &fs->layout, NULL) == FAMFS_OK))) {
+		/* Its space stays claimed even when the file is refused. */
+		famfs_entry_get_fmap(e, &map);
+		fs->crosslinked_units += famfs_alloc_mark_fmap(&fs->alloc, &map);
+	}
+	if (code == FAMFS_F_DELETE_ENTRY || (code == FAMFS_OK && e->type == FAMFS_LOG_ADD_DAXDEV)) {
+		*node = FAMFS_NS_NONE;
+		return true;   /* nothing to apply */
+	}
+	if (code != FAMFS_OK)
+		return false;
+	if (e->type == FAMFS_LOG_FILE)
+		r = famfs_ns_add(fs->ns, e->file.relpath, FAMFS_NS_FILE, e->file.mode, e->file.uid,
+				 e->file.gid, e->file.size, i, node);
+	else
+		r = famfs_ns_add(fs->ns, e->mkdir.relpath, FAMFS_NS_DIR, e->mkdir.mode, e->mkdir.uid,
+				 e->mkdir.gid, 0, i, node);
+	if (r < 0) {
+		famfs_err_set(err, r, "\"%s\": %s", famfs_entry_relpath(e),
+			      r == -EEXIST ? "created twice" :
+			      r == -ENOENT ? "parent directory does not exist" :
+			      r == -ENOTDIR ? "parent is a file" : strerror(-r));
+		return false;
+	}
+	return true;
+}
+
+int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
+		    struct famfs_replay_result *res, struct famfs_err *err)
+{
+	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
+	struct famfs_log_header h;
+	struct famfs_replay_result local;
+	enum famfs_finding_code code;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	famfs_cache_invalidate(fs->log, sizeof(*fs->log));
+	memcpy(&h, fs->log, sizeof(h));
+	code = famfs_log_header_validate(&h, fs->layout.log_len, err);
+	if (code != FAMFS_OK) {
+		famfs_err_prefix(err, "%s", fs->dev->path);
+		return -EIO;
+	}
+	for (uint64_t i = fs->applied; i < h.next_index; i++) {
+		struct famfs_log_entry e;
+		struct famfs_err why = {0};
+		uint32_t node;
+
+		famfs_cache_invalidate(&slots[i], sizeof(slots[i]));
+		memcpy(&e, &slots[i], sizeof(e));
+		code = famfs_log_entry_check_integrity(&e, i, &why);
+		if (code != FAMFS_OK) {
+			res->stalled = true;
+			res->stalled_index = i;
+			res->stall_code = code;
+			memcpy(res->stall_msg, why.msg, sizeof(res->stall_msg));
+			break;
+		}
+		fs->applied = i + 1;
+		if (!apply_entry(fs, i, &e, &node, &why)) {
+			note_rejected(fs, res, i, why.msg);
+			continue;
+		}
+		if (node == FAMFS_NS_NONE)
+			continue;
+		res->applied++;
+		fs->replayed_total++;
+		if (fn)
+			fn(fs, i, &slots[i], node, userdata);
+	}
+	return 0;
+}
+
+const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t node)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(fs->ns, node);
+
+	if (!n || n->index < 0)
+		return NULL;
+	return &famfs_log_entries(fs->log)[n->index];
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_new_path(struct famfs_fs *fs, const char *relpath, struct famfs_err *err)
+{
+	size_t len = strlen(relpath), plen = famfs_path_parent_len(relpath, len);
+	uint32_t parent;
+
+	if (famfs_path_check(relpath, err) != FAMFS_OK)
+		return err ? err->code : -EINVAL;
+	if (famfs_ns_lookup(fs->ns, relpath, len) != FAMFS_NS_NONE)
+		return famfs_err_set(err, -EEXIST, "\"%s\" already exists", relpath);
+	parent = famfs_ns_lookup(fs->ns, relpath, plen);
+	if (parent == FAMFS_NS_NONE)
+		return famfs_err_set(err, -ENOENT, "parent directory \"%.*s\" of \"%s\" does not exist",
+				     (int)plen, relpath, relpath);
+	if (famfs_ns_node(fs->ns, parent)->kind != FAMFS_NS_DIR)
+		return famfs_err_set(err, -ENOTDIR, "parent \"%.*s\" of \"%s\" is a file",
+				     (int)plen, relpath, relpath);
+	return 0;
+}
+
+/* Applies entries this host just appended. */
+static int apply_own(struct famfs_fs *fs, uint64_t first, size_t n, uint32_t *ret_nodes,
+		     struct famfs_err *err)
+{
+	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
+
+	for (size_t k = 0; k < n; k++) {
+		uint32_t node;
+
+		if (!apply_entry(fs, first + k, &slots[first + k], &node, err))
+			return -EIO;   /* validated before the append: cannot happen */
+		fs->applied = first + k + 1;
+		fs->replayed_total++;
+		if (ret_nodes)
+			ret_nodes[k] = node;
+	}
+	return 0;
+}
+
+static int catch_up(struct famfs_fs *fs, struct famfs_err *err)
+{
+	struct famfs_replay_result res;
+	int r;
+
+	r = famfs_fs_replay(fs, NULL, NULL, &res, err);
+	if (r < 0)
+		return r;
+	if (res.stalled)
+		return famfs_err_set(err, -EIO, "%s: the log has an invalid entry at index %" PRIu64
+				     " (%s); refusing to append after it", fs->dev->path,
+				     res.stalled_index, res.stall_msg);
+	return 0;
+}
+
+int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *specs, size_t n,
+			  struct famfs_fmap *ret_maps, uint32_t *ret_nodes, struct famfs_err *err)
+{
+	struct famfs_log_entry *entries = NULL;
+	struct famfs_fmap *maps = NULL;
+	const char **sorted = NULL;
+	size_t allocated = 0;
+	uint64_t first;
+	int r;
+
+	if (!fs->master)
+		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system",
+				     fs->dev->path);
+	if (n == 0)
+		return 0;
+	if (n > FAMFS_BATCH_MAX)
+		return famfs_err_set(err, -E2BIG, "%zu files in one batch (at most %d)", n, FAMFS_BATCH_MAX);
+	if (!fs->dev->writable)
+		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
+
+	r = famfs_fs_lock(fs, err);
+	if (r < 0)
+		return r;
+	r = catch_up(fs, err);
+	if (r < 0)
+		goto out;
+
+	entries = calloc(n, sizeof(*entries));
+	maps = calloc(n, sizeof(*maps));
+	sorted = calloc(n, sizeof(*sorted));
+	if (!entries || !maps || !sorted) {
+		r = famfs_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (specs[k].size == 0) {
+			r = famfs_err_set(err, -EINVAL, "\"%s\": size 0 (famfs files are preallocated: give a size)",
+					  specs[k].relpath);
+			goto out;
+		}
+		r = check_new_path(fs, specs[k].relpath, err);
+		if (r < 0)
+			goto out;
+		sorted[k] = specs[k].relpath;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	for (size_t k = 1; k < n; k++) {
+		if (strcmp(sorted[k - 1], sorted[k]) == 0) {
+			r = famfs_err_set(err, -EEXIST, "\"%s\" appears twice in the batch", sorted[k]);
+			goto out;
+		}
+	}
+	if (n > famfs_log_free_slots(fs->log)) {
+		r = famfs_err_set(err, -FAMFS_ELOGFULL, "log is full: %zu entries needed, %" PRIu64
+				  " of %" PRIu64 " free", n, famfs_log_free_slots(fs->log),
+				  fs->log->last_index + 1);
+		goto out;
+	}
+	for (; allocated < n; allocated++) {
+		const struct famfs_file_spec *s = &specs[allocated];
+
+		r = famfs_alloc_file(&fs->alloc, s->size, s->interleave, &maps[allocated], err);
+		if (r < 0) {
+			famfs_err_prefix(err, "\"%s\" (%" PRIu64 " bytes)", s->relpath, s->size);
+			goto out;
+		}
+		r = famfs_entry_make_file(&entries[allocated], s->relpath, s->size, s->mode,
+					  s->uid, s->gid, &maps[allocated], err);
+		if (r < 0) {
+			famfs_alloc_unmark_fmap(&fs->alloc, &maps[allocated]);
+			goto out;
+		}
+	}
+	/* The allocator marked the space; apply_entry will count it again. */
+	for (size_t k = 0; k < n; k++)
+		famfs_alloc_unmark_fmap(&fs->alloc, &maps[k]);
+	allocated = 0;
+
+	first = fs->log->next_index;
+	r = famfs_log_append(fs->log, entries, n, err);
+	if (r < 0)
+		goto out;
+	r = apply_own(fs, first, n, ret_nodes, err);
+	if (r == 0 && ret_maps)
+		memcpy(ret_maps, maps, n * sizeof(*maps));
+out:
+	while (allocated > 0)
+		famfs_alloc_unmark_fmap(&fs->alloc, &maps[--allocated]);
+	famfs_fs_unlock(fs);
+	free(entries);
+	free(maps);
+	free(sorted);
+	return r;
+}
+
+int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint32_t uid,
+		   uint32_t gid, bool parents, uint32_t *ret_node, struct famfs_err *err)
+{
+	struct famfs_log_entry entries[FAMFS_MAX_PATHLEN / 2 + 1];
+	char buf[FAMFS_MAX_PATHLEN];
+	size_t len, n = 0;
+	uint32_t id, nodes[FAMFS_MAX_PATHLEN / 2 + 1];
+	uint64_t first;
+	int r;
+
+	if (!fs->master)
+		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system",
+				     fs->dev->path);
+	if (famfs_path_check(relpath, err) != FAMFS_OK)
+		return err ? err->code : -EINVAL;
+	if (!fs->dev->writable)
+		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
+	r = famfs_fs_lock(fs, err);
+	if (r < 0)
+		return r;
+	r = catch_up(fs, err);
+	if (r < 0)
+		goto out;
+
+	len = strlen(relpath);
+	id = famfs_ns_lookup(fs->ns, relpath, len);
+	if (id != FAMFS_NS_NONE) {
+		if (!parents || famfs_ns_node(fs->ns, id)->kind != FAMFS_NS_DIR)
+			r = famfs_err_set(err, -EEXIST, "\"%s\" already exists", relpath);
+		else if (ret_node)
+			*ret_node = id;
+		goto out;
+	}
+	/* Log each missing level, top down. */
+	for (size_t end = 1; end <= len; end++) {
+		if (end < len && relpath[end] != '/')
+			continue;
+		memcpy(buf, relpath, end);
+		buf[end] = '\0';
+		id = famfs_ns_lookup(fs->ns, buf, end);
+		if (id != FAMFS_NS_NONE) {
+			if (famfs_ns_node(fs->ns, id)->kind != FAMFS_NS_DIR) {
+				r = famfs_err_set(err, -ENOTDIR, "\"%s\" is a file", buf);
+				goto out;
+			}
+			continue;
+		}
+		if (end < len && !parents) {
+			r = famfs_err_set(err, -ENOENT, "parent directory \"%s\" of \"%s\" does not exist",
+					  buf, relpath);
+			goto out;
+		}
+		r = famfs_entry_make_mkdir(&entries[n++], buf, mode, uid, gid, err);
+		if (r < 0)
+			goto out;
+	}
+	first = fs->log->next_index;
+	r = famfs_log_append(fs->log, entries, n, err);
+	if (r < 0)
+		goto out;
+	r = apply_own(fs, first, n, nodes, err);
+	if (r == 0 && ret_node)
+		*ret_node = nodes[n - 1];
+out:
+	famfs_fs_unlock(fs);
+	return r;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An attached famfs file system: the device, its validated superblock and
+ * log, the namespace and allocator rebuilt from the log, and the cursor up
+ * to which the log has been applied.  Replay is incremental: each call reads
+ * only the entries appended since the last one.  On the master, files and
+ * directories are created here: allocate, append and flush the log entries,
+ * and only then add them to the namespace.
+ */
+#ifndef FAMFS_FS_H
+#define FAMFS_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "device.h"
+#include "error.h"
+#include "findings.h"
+#include "log.h"
+#include "namespace.h"
+#include "omf.h"
+
+/* Most files one batch may create. */
+#define FAMFS_BATCH_MAX 65536
+
+struct famfs_fs {
+	struct famfs_device *dev;
+	struct famfs_superblock *sb;     /* in the mapping */
+	struct famfs_log_header *log;    /* in the mapping */
+	struct famfs_layout layout;
+	struct famfs_allocator alloc;
+	struct famfs_ns *ns;
+	bool master;
+	uint64_t applied;                /* entries [0, applied) have been read */
+	uint64_t replayed_total;         /* entries applied over the fs's life */
+	uint64_t rejected_total;         /* intact entries refused for breaking a rule */
+	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */
+	int64_t last_rejected_index;
+	char last_rejected[FAMFS_ERR_MSG_MAX];
+};
+
+/*
+ * Opens @path (a dax or pmem device or an image), validates the superblock
+ * and log header, and prepares an empty namespace; nothing is replayed yet.
+ * @host_uuid decides the role (NULL: client).
+ */
+int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_uuid,
+		  struct famfs_fs **ret, struct famfs_err *err);
+struct famfs_fs *famfs_fs_close(struct famfs_fs *fs);
+
+/* Called for each entry applied to the namespace. */
+typedef void (*famfs_apply_fn)(struct famfs_fs *fs, uint64_t index,
+			       const struct famfs_log_entry *entry, uint32_t node, void *userdata);
+
+struct famfs_replay_result {
+	uint64_t applied;          /* entries added to the namespace by this call */
+	uint64_t rejected;         /* intact entries skipped for good */
+	bool stalled;              /* stopped at an entry failing integrity */
+	uint64_t stalled_index;
+	enum famfs_finding_code stall_code;
+	char stall_msg[FAMFS_ERR_MSG_MAX];
+};
+
+/*
+ * Applies the entries appended since the last call.  The header and each
+ * entry are invalidated from the CPU cache and copied before they are
+ * trusted.  An entry that fails its seqnum or CRC check may be a write in
+ * flight: replay stops before it and the next call retries.  An intact
+ * entry that breaks a rule (bad path, extents, duplicate, missing parent) is
+ * skipped and counted, never created.  Returns -EIO with a message when the
+ * log header itself has become invalid.
+ */
+int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
+		    struct famfs_replay_result *res, struct famfs_err *err);
+
+struct famfs_file_spec {
+	const char *relpath;
+	uint64_t size;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	const struct famfs_interleave_params *interleave;   /* NULL: contiguous */
+};
+
+/*
+ * Creates @n files under one lock and one log append: all or nothing.
+ * Errors: -EPERM not the master, -EINVAL bad path or size, -EEXIST,
+ * -ENOENT/-ENOTDIR parent, -ENOSPC, -FAMFS_ELOGFULL.  @ret_maps and
+ * @ret_nodes (each may be NULL) receive one item per file.
+ */
+int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *specs, size_t n,
+			  struct famfs_fmap *ret_maps, uint32_t *ret_nodes, struct famfs_err *err);
+
+/* Creates a directory; with @parents, missing parents too and no error if it exists. */
+int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint32_t uid,
+		   uint32_t gid, bool parents, uint32_t *ret_node, struct famfs_err *err);
+
+/* The log entry that created a file node. */
+const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t node);
+
+/* Takes or drops the host-local log lock (flock on the device). */
+int famfs_fs_lock(struct famfs_fs *fs, struct famfs_err *err);
+void famfs_fs_unlock(struct famfs_fs *fs);
+
+#endif

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stdlib.h>
+#include <string.h>
+
+#include "namespace.h"
+
+/*
+ * Nodes live in a growing array; an open-addressing table of node ids,
+ * keyed by a hash of the path, finds them.  Path bytes live in an arena of
+ * fixed blocks so that node->path stays valid as the tree grows.
+ */
+#define ARENA_BLOCK (256u * 1024u)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	char data[];
+};
+
+struct famfs_ns {
+	struct famfs_ns_node *nodes;
+	uint32_t nnodes;
+	uint32_t cap;
+	uint32_t *table;       /* node ids, FAMFS_NS_NONE when empty */
+	uint32_t *hashes;      /* the hash of each node, by id */
+	uint32_t table_size;   /* a power of two */
+	size_t nfiles;
+	size_t ndirs;
+	struct arena_block *arena;
+};
+
+static uint32_t hash_path(const char *p, size_t len)
+{
+	/* FNV-1a */
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static char *arena_copy(struct famfs_ns *ns, const char *s, size_t len)
+{
+	struct arena_block *b = ns->arena;
+	char *p;
+
+	if (!b || b->used + len + 1 > ARENA_BLOCK) {
+		b = malloc(sizeof(*b) + ARENA_BLOCK);
+		if (!b)
+			return NULL;
+		b->next = ns->arena;
+		b->used = 0;
+		ns->arena = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	b->used += len + 1;
+	return p;
+}
+
+static int table_resize(struct famfs_ns *ns, uint32_t size)
+{
+	uint32_t *table = malloc(sizeof(*table) * size);
+
+	if (!table)
+		return -ENOMEM;
+	memset(table, 0xff, sizeof(*table) * size);
+	for (uint32_t id = 0; id < ns->nnodes; id++) {
+		uint32_t slot = ns->hashes[id] & (size - 1);
+
+		while (table[slot] != FAMFS_NS_NONE)
+			slot = (slot + 1) & (size - 1);
+		table[slot] = id;
+	}
+	free(ns->table);
+	ns->table = table;
+	ns->table_size = size;
+	return 0;
+}
+
+static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t hash,
+		    uint32_t *ret_id)
+{
+	struct famfs_ns_node *n;
+	uint32_t id, slot;
+	int r;
+
+	if (ns->nnodes == UINT32_MAX - 1)
+		return -ENOSPC;
+	if (ns->nnodes == ns->cap) {
+		uint32_t cap = ns->cap ? ns->cap * 2 : 64;
+		struct famfs_ns_node *nodes = realloc(ns->nodes, sizeof(*nodes) * cap);
+		uint32_t *hashes;
+
+		if (!nodes)
+			return -ENOMEM;
+		ns->nodes = nodes;
+		hashes = realloc(ns->hashes, sizeof(*hashes) * cap);
+		if (!hashes)
+			return -ENOMEM;
+		ns->hashes = hashes;
+		ns->cap = cap;
+	}
+	if ((uint64_t)(ns->nnodes + 1) * 2 > ns->table_size) {
+		r = table_resize(ns, ns->table_size ? ns->table_size * 2 : 128);
+		if (r < 0)
+			return r;
+	}
+	id = ns->nnodes;
+	n = &ns->nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->path = arena_copy(ns, path, len);
+	if (!n->path)
+		return -ENOMEM;
+	n->path_len = len;
+	n->parent = n->first_child = n->last_child = n->next_sibling = FAMFS_NS_NONE;
+	ns->hashes[id] = hash;
+	slot = hash & (ns->table_size - 1);
+	while (ns->table[slot] != FAMFS_NS_NONE)
+		slot = (slot + 1) & (ns->table_size - 1);
+	ns->table[slot] = id;
+	ns->nnodes++;
+	*ret_id = id;
+	return 0;
+}
+
+int famfs_ns_new(struct famfs_ns **ret)
+{
+	struct famfs_ns *ns = calloc(1, sizeof(*ns));
+	uint32_t root;
+	int r;
+
+	if (!ns)
+		return -ENOMEM;
+	r = add_node(ns, "", 0, hash_path("", 0), &root);
+	if (r < 0) {
+		famfs_ns_free(ns);
+		return r;
+	}
+	ns->nodes[root].kind = FAMFS_NS_DIR;
+	ns->nodes[root].mode = 0755;
+	ns->nodes[root].index = -1;
+	*ret = ns;
+	return 0;
+}
+
+struct famfs_ns *famfs_ns_free(struct famfs_ns *ns)
+{
+	if (!ns)
+		return NULL;
+	while (ns->arena) {
+		struct arena_block *next = ns->arena->next;
+
+		free(ns->arena);
+		ns->arena = next;
+	}
+	free(ns->nodes);
+	free(ns->hashes);
+	free(ns->table);
+	free(ns);
+	return NULL;
+}
+
+static uint32_t lookup_hashed(const struct famfs_ns *ns, const char *path, size_t len, uint32_t hash)
+{
+	uint32_t slot = hash & (ns->table_size - 1);
+
+	for (;;) {
+		uint32_t id = ns->table[slot];
+		const struct famfs_ns_node *n;
+
+		if (id == FAMFS_NS_NONE)
+			return FAMFS_NS_NONE;
+		n = &ns->nodes[id];
+		if (ns->hashes[id] == hash && n->path_len == len && memcmp(n->path, path, len) == 0)
+			return id;
+		slot = (slot + 1) & (ns->table_size - 1);
+	}
+}
+
+uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len)
+{
+	return lookup_hashed(ns, path, len, hash_path(path, len));
+}
+
+const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id)
+{
+	return id < ns->nnodes ? &ns->nodes[id] : NULL;
+}
+
+int famfs_ns_add(struct famfs_ns *ns, const char *path, enum famfs_ns_kind kind,
+		 uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size, int64_t index,
+		 uint32_t *ret_id)
+{
+	size_t len = strlen(path), plen = len;
+	uint32_t hash = hash_path(path, len);
+	uint32_t parent, id;
+	struct famfs_ns_node *n, *p;
+	int r;
+
+	if (lookup_hashed(ns, path, len, hash) != FAMFS_NS_NONE)
+		return -EEXIST;
+	while (plen > 0 && path[plen - 1] != '/')
+		plen--;
+	parent = famfs_ns_lookup(ns, path, plen ? plen - 1 : 0);
+	if (parent == FAMFS_NS_NONE)
+		return -ENOENT;
+	if (ns->nodes[parent].kind != FAMFS_NS_DIR)
+		return -ENOTDIR;
+
+	r = add_node(ns, path, len, hash, &id);
+	if (r < 0)
+		return r;
+	n = &ns->nodes[id];
+	n->name_off = plen;
+	n->kind = kind;
+	n->mode = mode;
+	n->uid = uid;
+	n->gid = gid;
+	n->size = size;
+	n->index = index;
+	n->parent = parent;
+	p = &ns->nodes[parent];
+	if (p->last_child == FAMFS_NS_NONE)
+		p->first_child = id;
+	else
+		ns->nodes[p->last_child].next_sibling = id;
+	p->last_child = id;
+	if (kind == FAMFS_NS_FILE)
+		ns->nfiles++;
+	else
+		ns->ndirs++;
+	if (ret_id)
+		*ret_id = id;
+	return 0;
+}
+
+size_t famfs_ns_count(const struct famfs_ns *ns, enum famfs_ns_kind kind)
+{
+	return kind == FAMFS_NS_FILE ? ns->nfiles : ns->ndirs;
+}
