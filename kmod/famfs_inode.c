@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * famfs - files in shared (fabric-attached) memory
+ *
+ * This file: the file system type, its namespace (a ramfs-like tree of
+ * directories, files and symlinks that lives only in the dcache), mounting
+ * on a DAX-capable device, the fault counters in /sys/fs/famfs and module
+ * load/unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include <linux/dax.h>
+#include <linux/blkdev.h>
+
+#include "famfs_internal.h"
+
+static int famfs_kabi_version = FAMFS_KABI_VERSION;
+module_param(famfs_kabi_version, int, 0444);
+MODULE_PARM_DESC(famfs_kabi_version,
+		 "famfs ioctl ABI version (42: v1 ioctls, 43: also v2 ioctls)");
+
+static const struct super_operations famfs_super_ops;
+static const struct inode_operations famfs_dir_inode_operations;
+
+/* ---- inodes and the namespace ---------------------------------------- */
+
+static struct inode *famfs_get_inode(famfs_idmap_t idmap,
+				     struct super_block *sb,
+				     const struct inode *dir, umode_t mode,
+				     dev_t dev)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+
+	inode->i_ino = get_next_ino();
+	inode_init_owner(idmap, inode, dir, mode);
+	inode->i_mapping->a_ops = &famfs_dax_aops;
+	famfs_inode_init_times(inode);
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &famfs_file_inode_operations;
+		inode->i_fop = &famfs_file_operations;
+		break;
+	case S_IFDIR:
+		inode->i_op = &famfs_dir_inode_operations;
+		inode->i_fop = &simple_dir_operations;
+		inc_nlink(inode);	/* for "." */
+		break;
+	case S_IFLNK:
+		inode->i_op = &simple_symlink_inode_operations;
+		break;
+	default:
+		init_special_inode(inode, mode, dev);
+		break;
+	}
+	return inode;
+}
+
+static int famfs_mknod(famfs_idmap_t idmap, struct inode *dir,
+		       struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	struct inode *inode;
+
+	inode = famfs_get_inode(idmap, dir->i_sb, dir, mode, dev);
+	if (!inode)
+		return -ENOSPC;
+
+	d_instantiate(dentry, inode);
+	dget(dentry);		/* the dcache holds the tree: pin it */
+	famfs_dir_touch(dir);
+	return 0;
+}
+
+static famfs_mkdir_ret_t famfs_mkdir(famfs_idmap_t idmap, struct inode *dir,
+				     struct dentry *dentry, umode_t mode)
+{
+	int rc = famfs_mknod(idmap, dir, dentry, mode | S_IFDIR, 0);
+
+	if (!rc)
+		inc_nlink(dir);
+	return FAMFS_MKDIR_RET(rc);
+}
+
+static int famfs_create(famfs_idmap_t idmap, struct inode *dir,
+			struct dentry *dentry, umode_t mode, bool excl)
+{
+	return famfs_mknod(idmap, dir, dentry, mode | S_IFREG, 0);
+}
+
+static int famfs_symlink(famfs_idmap_t idmap, struct inode *dir,
+			 struct dentry *dentry, const char *symname)
+{
+	size_t len = strlen(symname);
+	struct inode *inode;
+
+	if (len >= PAGE_SIZE)
+		return -ENAMETOOLONG;
+
+	inode = famfs_get_inode(idmap, dir->i_sb, dir, S_IFLNK | 0777, 0);
+	if (!inode)
+		return -ENOSPC;
+
+	inode->i_link = kstrndup(symname, len, GFP_KERNEL);
+	if (!inode->i_link) {
+		iput(inode);
+		return -ENOMEM;
+	}
+	i_size_write(inode, len);
+
+	d_instantiate(dentry, inode);
+	dget(dentry);
+	famfs_dir_touch(dir);
+	return 0;
+}
+
+static const struct inode_operations famfs_dir_inode_operations = {
+	.create		= famfs_create,
+	.lookup		= simple_lookup,
+	.link		= simple_link,
+	.unlink		= simple_unlink,
+	.symlink	= famfs_symlink,
+	.mkdir		= famfs_mkdir,
+	.rmdir		= simple_rmdir,
+	.mknod		= famfs_mknod,
+	.rename		= simple_rename,
+};
+
+/* ---- super block ------------------------------------------------------ */
+
+static void famfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	if (S_ISREG(inode->i_mode) && inode->i_private) {
+		famfs_meta_free(inode->i_private);
+		inode->i_private = NULL;
+	}
+}
+
+static void famfs_free_inode(struct inode *inode)
+{
+	if (S_ISLNK(inode->i_mode))
+		kfree(inode->i_link);
+	free_inode_nonrcu(inode);
+}
+
+static int famfs_show_options(struct seq_file *m, struct dentry *root)
+{
+	struct famfs_fs_info *fsi = FAMFS_SB(root->d_sb);
+
+	if (fsi->mode != FAMFS_DEFAULT_MODE)
+		seq_printf(m, ",mode=%o", fsi->mode);
+	if (READ_ONCE(fsi->dax_error))
+		seq_puts(m, ",dax_error");
+	return 0;
+}
+
+static int famfs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct famfs_fs_info *fsi = FAMFS_SB(dentry->d_sb);
+	int rc = simple_statfs(dentry, buf);
+
+	/* Capacity only: free space is known to user space, not to us */
+	if (!rc && fsi->dev_size)
+		buf->f_blocks = fsi->dev_size >> PAGE_SHIFT;
+	return rc;
+}
+
+static const struct super_operations famfs_super_ops = {
+	.statfs		= famfs_statfs,
+	.drop_inode	= generic_delete_inode,
+	.evict_inode	= famfs_evict_inode,
+	.free_inode	= famfs_free_inode,
+	.show_options	= famfs_show_options,
+};
+
+/* ---- the backing device ----------------------------------------------- */
+
+/*
+ * The dax core tells the holder when memory under it fails (or, on newer
+ * kernels, is about to go away).  Mark the file system: all I/O on it then
+ * fails with EIO, /proc/mounts shows "dax_error", and the log says why.
+ */
+static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
+				    u64 len, int mf_flags)
+{
+	struct famfs_fs_info *fsi = dax_holder(dax_devp);
+
+	if (!fsi)
+		return -EOPNOTSUPP;
+
+	WRITE_ONCE(fsi->dax_error, true);
+	pr_err("%s: media failure at offset 0x%llx length 0x%llx (flags 0x%x); file system disabled\n",
+	       fsi->devname, offset, len, mf_flags);
+	return 0;
+}
+
+static const struct dax_holder_operations famfs_dax_holder_ops = {
+	.notify_failure	= famfs_dax_notify_failure,
+};
+
+#if IS_ENABLED(CONFIG_DEV_DAX_IOMAP)
+/*
+ * Kernels with the dev_dax_iomap patches let a file system sit directly on
+ * a /dev/dax character device.  Written against that series' interface
+ * (dax_dev_get(), fs_dax_get()); not built in this tree's CI.
+ */
+static int famfs_open_char_dax(struct fs_context *fc,
+			       struct famfs_fs_info *fsi, dev_t rdev)
+{
+	struct dax_device *dax_devp;
+	int rc;
+
+	dax_devp = dax_dev_get(rdev);
+	if (!dax_devp)
+		return invalfc(fc, "%s is not a dax device", fc->source);
+
+	rc = fs_dax_get(dax_devp, fsi, &famfs_dax_holder_ops);
+	if (rc) {
+		put_dax(dax_devp);
+		errorfc(fc, "%s is in use by another dax holder", fc->source);
+		return rc;
+	}
+	fsi->dax_devp = dax_devp;
+	return 0;
+}
+#else
+static int famfs_open_char_dax(struct fs_context *fc,
+			       struct famfs_fs_info *fsi, dev_t rdev)
+{
+	errorfc(fc,
+		"cannot mount %s: it is a devdax character device and this kernel lacks dev_dax_iomap (CONFIG_DEV_DAX_IOMAP); use a pmem (fsdax) block device",
+		fc->source);
+	return -EOPNOTSUPP;
+}
+#endif
+
+static int famfs_open_device(struct fs_context *fc, struct famfs_fs_info *fsi)
+{
+	struct path path;
+	umode_t mode;
+	dev_t rdev;
+	int rc;
+
+	rc = kern_path(fc->source, LOOKUP_FOLLOW, &path);
+	if (rc) {
+		errorfc(fc, "cannot find %s: error %d", fc->source, rc);
+		return rc;
+	}
+	mode = d_backing_inode(path.dentry)->i_mode;
+	rdev = d_backing_inode(path.dentry)->i_rdev;
+	path_put(&path);
+
+	if (S_ISCHR(mode))
+		return famfs_open_char_dax(fc, fsi, rdev);
+	if (!S_ISBLK(mode)) {
+		errorfc(fc, "%s is neither a pmem block device nor a dax device",
+			fc->source);
+		return -ENOTBLK;
+	}
+
+	rc = famfs_bdev_open(&fsi->bdev, fc->source, fsi);
+	if (rc) {
+		errorfc(fc, "cannot open %s: error %d", fc->source, rc);
+		return rc;
+	}
+
+	fsi->dax_devp = fs_dax_get_by_bdev(fsi->bdev.bdev, &fsi->dax_part_off,
+					   fsi, &famfs_dax_holder_ops);
+	if (!fsi->dax_devp) {
+		errorfc(fc, "%s does not support DAX, or another DAX user holds it",
+			fc->source);
+		return -ENODEV;
+	}
+	fsi->dev_size = bdev_nr_bytes(fsi->bdev.bdev);
+	return 0;
+}
+
+static void famfs_close_device(struct famfs_fs_info *fsi)
+{
+	if (fsi->dax_devp) {
+		fs_put_dax(fsi->dax_devp, fsi);
+		fsi->dax_devp = NULL;
+	}
+	famfs_bdev_close(&fsi->bdev);
+}
+
+/* ---- mounting ------------------------------------------------------- */
+
+enum famfs_param {
+	Opt_mode,
+};
+
+static const struct fs_parameter_spec famfs_fs_parameters[] = {
+	fsparam_u32oct("mode", Opt_mode),
+	{}
+};
+
+static int famfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct famfs_fs_info *fsi = fc->s_fs_info;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, famfs_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;	/* -ENOPARAM lets the VFS handle "source" */
+
+	switch (opt) {
+	case Opt_mode:
+		fsi->mode = result.uint_32 & S_IALLUGO;
+		break;
+	}
+	return 0;
+}
+
+static int famfs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct famfs_fs_info *fsi = sb->s_fs_info;
+	struct inode *inode;
+	int rc;
+
+	if (!fc->source)
+		return invalfc(fc, "no backing device given");
+
+	fsi->devname = kstrdup(fc->source, GFP_KERNEL);
+	if (!fsi->devname)
+		return -ENOMEM;
+
+	rc = famfs_open_device(fc, fsi);
+	if (rc)
+		return rc;
+
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_magic = FAMFS_STATFS_MAGIC;
+	sb->s_op = &famfs_super_ops;
+	sb->s_time_gran = 1;
+
+	inode = famfs_get_inode(FAMFS_NOP_IDMAP, sb, NULL,
+				S_IFDIR | fsi->mode, 0);
+	sb->s_root = d_make_root(inode);
+	if (!sb->s_root)
+		return -ENOMEM;
+	return 0;
+}
+
+static int famfs_get_tree(struct fs_context *fc)
+{
+	return get_tree_nodev(fc, famfs_fill_super);
+}
+
+static void famfs_free_fsi(struct famfs_fs_info *fsi)
+{
+	if (!fsi)
+		return;
+	famfs_close_device(fsi);
+	kfree(fsi->devname);
+	kfree(fsi);
+}
+
+static void famfs_free_fc(struct fs_context *fc)
+{
+	/* Still set only if the super block was never created */
+	famfs_free_fsi(fc->s_fs_info);
+}
+
+static const struct fs_context_operations famfs_context_ops = {
+	.free		= famfs_free_fc,
+	.parse_param	= famfs_parse_param,
+	.get_tree	= famfs_get_tree,
+};
+
+static int famfs_init_fs_context(struct fs_context *fc)
+{
+	struct famfs_fs_info *fsi;
+
+	fsi = kzalloc(sizeof(*fsi), GFP_KERNEL);
+	if (!fsi)
+		return -ENOMEM;
+
+	fsi->mode = FAMFS_DEFAULT_MODE;
+	fc->s_fs_info = fsi;
+	fc->ops = &famfs_context_ops;
+	return 0;
+}
+
+static void famfs_kill_sb(struct super_block *sb)
+{
+	struct famfs_fs_info *fsi = sb->s_fs_info;
+
+	/* Drop every inode (and its DAX mapping) before the device goes */
+	kill_litter_super(sb);
+	famfs_free_fsi(fsi);
+}
+
+static struct file_system_type famfs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "famfs",
+	.init_fs_context	= famfs_init_fs_context,
+	.parameters		= famfs_fs_parameters,
+	.kill_sb		= famfs_kill_sb,
+};
+
+/* ---- /sys/fs/famfs fault counters -------------------------------------- */
+
+static int famfs_fault_count_enable;
+static atomic64_t famfs_fault_ct[FAMFS_NR_FAULT_KINDS];
+
+void famfs_count_fault(enum famfs_fault_kind kind)
+{
+	if (READ_ONCE(famfs_fault_count_enable))
+		atomic64_inc(&famfs_fault_ct[kind]);
+}
+
+static ssize_t fault_count_enable_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(famfs_fault_count_enable));
+}
+
+/* Writing a value > 0 clears the counters and starts counting; 0 stops */
+static ssize_t fault_count_enable_store(struct kobject *kobj,
+					struct kobj_attribute *attr,
+					const char *buf, size_t count)
+{
+	int val, i, rc;
+
+	rc = kstrtoint(buf, 0, &val);
+	if (rc)
+		return rc;
+
+	if (val > 0) {
+		WRITE_ONCE(famfs_fault_count_enable, 0);
+		for (i = 0; i < FAMFS_NR_FAULT_KINDS; i++)
+			atomic64_set(&famfs_fault_ct[i], 0);
+		WRITE_ONCE(famfs_fault_count_enable, 1);
+	} else {
+		WRITE_ONCE(famfs_fault_count_enable, 0);
+	}
+	return count;
+}
+
+static ssize_t famfs_ct_show(enum famfs_fault_kind kind, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  (long long)atomic64_read(&famfs_fault_ct[kind]));
+}
+
+static ssize_t pte_fault_ct_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return famfs_ct_show(FAMFS_PTE_FAULT, buf);
+}
+
+static ssize_t pmd_fault_ct_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return famfs_ct_show(FAMFS_PMD_FAULT, buf);
+}
+
+static ssize_t pud_fault_ct_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return famfs_ct_show(FAMFS_PUD_FAULT, buf);
+}
+
+static struct kobj_attribute famfs_attr_enable =
+	__ATTR(fault_count_enable, 0660, fault_count_enable_show,
+	       fault_count_enable_store);
+static struct kobj_attribute famfs_attr_pte =
+	__ATTR(pte_fault_ct, 0440, pte_fault_ct_show, NULL);
+static struct kobj_attribute famfs_attr_pmd =
+	__ATTR(pmd_fault_ct, 0440, pmd_fault_ct_show, NULL);
+static struct kobj_attribute famfs_attr_pud =
+	__ATTR(pud_fault_ct, 0440, pud_fault_ct_show, NULL);
+
+static struct attribute *famfs_attrs[] = {
+	&famfs_attr_enable.attr,
+	&famfs_attr_pte.attr,
+	&famfs_attr_pmd.attr,
+	&famfs_attr_pud.attr,
+	NULL,
+};
+
+static const struct attribute_group famfs_attr_group = {
+	.attrs = famfs_attrs,
+};
+
+static struct kobject *famfs_kobj;
+
+/* ---- module ----------------------------------------------------------- */
+
+static int __init famfs_init(void)
+{
+	int rc;
+
+	famfs_kobj = kobject_create_and_add("famfs", fs_kobj);
+	if (!famfs_kobj)
+		return -ENOMEM;
+
+	rc = sysfs_create_group(famfs_kobj, &famfs_attr_group);
+	if (rc)
+		goto put_kobj;
+
+	rc = register_filesystem(&famfs_fs_type);
+	if (rc)
+		goto remove_group;
+
+	pr_info("loaded (kabi %d)\n", famfs_kabi_version);
+	return 0;
+
+remove_group:
+	sysfs_remove_group(famfs_kobj, &famfs_attr_group);
+put_kobj:
+	kobject_put(famfs_kobj);
+	return rc;
+}
+
+static void __exit famfs_exit(void)
+{
+	unregister_filesystem(&famfs_fs_type);
+	sysfs_remove_group(famfs_kobj, &famfs_attr_group);
+	kobject_put(famfs_kobj);
+	pr_info("unloaded\n");
+}
+
+module_init(famfs_init);
+module_exit(famfs_exit);
+
+MODULE_DESCRIPTION("famfs: files in shared memory, mapped at memory speed");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_FS("famfs");
