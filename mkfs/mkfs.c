@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mkfs.famfs: writes a famfs superblock and an empty log to a DAX device,
+ * a pmem block device or an image file.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <uuid/uuid.h>
+
+#include "config.h"
+#include "cache.h"
+#include "check.h"
+#include "device.h"
+#include "log.h"
+#include "superblock.h"
+#include "sysuuid.h"
+#include "units.h"
+
+#define EXIT_USAGE 2
+
+struct options {
+	bool force;
+	bool kill;
+	bool quiet;
+	uint64_t log_len;
+	const char *uuid_file;
+	const char *device;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: mkfs.famfs [OPTIONS] DEVICE\n"
+		"Create a famfs file system on a DAX device, a pmem device or an image file.\n\n"
+		"  -f, --force                 overwrite an existing famfs file system\n"
+		"  -k, --kill                  with -f: invalidate the superblock instead\n"
+		"  -l, --loglen SIZE           log length, a power of two >= 8M (default 8M)\n"
+		"  -u, --system-uuid-file PATH host UUID file (default %s)\n"
+		"  -q, --quiet                 print nothing but errors\n"
+		"  -h, --help                  show this help\n"
+		"  -V, --version               show the version\n",
+		FAMFS_DEFAULT_SYSTEM_UUID_FILE);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "kill", no_argument, NULL, 'k' },
+		{ "loglen", required_argument, NULL, 'l' },
+		{ "system-uuid-file", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	int c;
+
+	o->log_len = FAMFS_LOG_LEN_DEFAULT;
+	while ((c = getopt_long(argc, argv, "fkl:u:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->force = true; break;
+		case 'k': o->kill = true; break;
+		case 'q': o->quiet = true; break;
+		case 'u': o->uuid_file = optarg; break;
+		case 'l':
+			if (famfs_parse_size(optarg, &o->log_len) < 0 || !famfs_log_len_valid(o->log_len)) {
+				fprintf(stderr, "mkfs.famfs: invalid log length \"%s\": "
+					"it must be a power of two of at least 8M\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("mkfs.famfs %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "mkfs.famfs: %s\n", optind >= argc ? "no device given" : "more than one device given");
+		usage(stderr);
+		return -1;
+	}
+	if (o->kill && !o->force) {
+		fprintf(stderr, "mkfs.famfs: --kill destroys the file system and needs --force too\n");
+		return -1;
+	}
+	o->device = argv[optind];
+	return 0;
+}
+
+/* Makes what was written reach the medium: caches for DAX, msync for images. */
+static void persist(struct famfs_device *dev, void *p, size_t len)
+{
+	famfs_cache_flush(p, len);
+	if (dev->kind != FAMFS_DEVICE_DAX)
+		(void)msync((void *)((uintptr_t)p & ~(uintptr_t)4095),
+			    len + ((uintptr_t)p & 4095), MS_SYNC);
+}
+
+static int kill_superblock(struct famfs_device *dev, const struct options *o)
+{
+	struct famfs_superblock *sb = (void *)dev->base;
+
+	sb->magic = 0;
+	persist(dev, sb, sizeof(*sb));
+	if (!o->quiet)
+		printf("mkfs.famfs: invalidated the famfs superblock on %s\n", dev->path);
+	return 0;
+}
+
+static void print_result(struct famfs_device *dev, const struct famfs_superblock *sb)
+{
+	struct famfs_check_report *r = NULL;
+	char fs_uuid[37], sys_uuid[37], cap[32], freeb[32];
+
+	uuid_unparse(sb->uuid, fs_uuid);
+	uuid_unparse(sb->system_uuid, sys_uuid);
+	printf("famfs file system created on %s (%s, %s)\n", dev->path,
+	       famfs_device_kind_name(dev->kind), famfs_format_size(sb->dev_size, cap, sizeof(cap)));
+	printf("  uuid:        %s\n", fs_uuid);
+	printf("  master:      %s (this host)\n", sys_uuid);
+	printf("  log:         %s, %" PRIu64 " entries\n",
+	       famfs_format_size(sb->log_len, cap, sizeof(cap)), famfs_log_slots(sb->log_len));
+	if (famfs_check_medium(dev->base, dev->size, 0, &r) == 0) {
+		printf("  free space:  %s\n", famfs_format_size(r->summary.free, freeb, sizeof(freeb)));
+		if (famfs_check_report_errors(r))
+			printf("  warning: the new file system does not check clean\n");
+	}
+	famfs_check_report_free(r);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct famfs_device *dev = NULL;
+	struct famfs_err err = { 0 };
+	struct famfs_superblock sb;
+	uint8_t host_uuid[16];
+	enum famfs_finding_code existing;
+	uint64_t min_size;
+	int r, status = 1;
+
+	if (parse_options(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+
+	r = famfs_device_open(o.device, FAMFS_DEVICE_WRITE | FAMFS_DEVICE_EXCL, &dev, &err);
+	if (r < 0) {
+		if (r == -EROFS || r == -EACCES || r == -EPERM)
+			fprintf(stderr, "mkfs.famfs: %s (is it read-only?)\n", err.msg);
+		else
+			fprintf(stderr, "mkfs.famfs: %s\n", err.msg);
+		return 1;
+	}
+	if (famfs_device_is_mounted(dev)) {
+		fprintf(stderr, "mkfs.famfs: %s is mounted; unmount it first\n", o.device);
+		goto out;
+	}
+
+	existing = famfs_superblock_validate((void *)dev->base, dev->size, NULL);
+	if ((existing == FAMFS_OK || existing == FAMFS_F_SB_VERSION || existing == FAMFS_F_SB_DEV_SIZE) &&
+	    !o.force) {
+		fprintf(stderr, "mkfs.famfs: %s already holds a famfs file system; use -f to overwrite it\n",
+			o.device);
+		goto out;
+	}
+	if (o.kill) {
+		status = kill_superblock(dev, &o) < 0;
+		goto out;
+	}
+
+	min_size = famfs_data_start(o.log_len) + FAMFS_ALLOC_UNIT;
+	if (dev->size < min_size) {
+		char have[32], log[32], need[32];
+
+		fprintf(stderr, "mkfs.famfs: %s is too small: %s, and a %s log needs at least %s\n",
+			o.device, famfs_format_size(dev->size, have, sizeof(have)),
+			famfs_format_size(o.log_len, log, sizeof(log)),
+			famfs_format_size(min_size, need, sizeof(need)));
+		goto out;
+	}
+
+	r = famfs_system_uuid_get(o.uuid_file, true, host_uuid, &err);
+	if (r < 0) {
+		fprintf(stderr, "mkfs.famfs: %s\n", err.msg);
+		goto out;
+	}
+
+	/* The log first, the superblock last: a crash between leaves no valid superblock. */
+	famfs_log_format(dev->base + FAMFS_LOG_OFFSET, o.log_len);
+	persist(dev, dev->base + FAMFS_LOG_OFFSET, o.log_len);
+
+	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
+		.dev_size = dev->size,
+		.log_len = o.log_len,
+		.system_uuid = host_uuid,
+		.dev_name = o.device,
+	});
+	memset(dev->base, 0, FAMFS_SUPERBLOCK_SIZE);
+	memcpy(dev->base, &sb, sizeof(sb));
+	persist(dev, dev->base, FAMFS_SUPERBLOCK_SIZE);
+
+	if (!o.quiet)
+		print_result(dev, &sb);
+	status = 0;
+out:
+	famfs_device_close(dev);
+	return status;
+}
