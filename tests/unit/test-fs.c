@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The attached file system: creation on the master, incremental replay, hostile logs. */
+#include <glib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fs.h"
+#include "superblock.h"
+#include "testutil.h"
+
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+struct fixture {
+	char *dir;
+	char *img;
+	struct famfs_fs *master;
+	struct famfs_fs *client;
+};
+
+static void setup_size(struct fixture *f, uint64_t size)
+{
+	struct famfs_err err = { 0 };
+
+	f->dir = test_scratch_dir();
+	f->img = test_make_image(f->dir, "fs.img", size, 8 * MiB, test_host_uuid);
+	g_assert_cmpint(famfs_fs_open(f->img, FAMFS_DEVICE_WRITE, test_host_uuid, &f->master, &err), ==, 0);
+	g_assert_true(f->master->master);
+	g_assert_cmpint(famfs_fs_replay(f->master, NULL, NULL, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_open(f->img, 0, test_other_uuid, &f->client, &err), ==, 0);
+	g_assert_false(f->client->master);
+}
+
+static void setup(struct fixture *f, gconstpointer data)
+{
+	setup_size(f, GPOINTER_TO_SIZE(data) ? GPOINTER_TO_SIZE(data) * GiB : 4 * GiB);
+}
+
+static void teardown(struct fixture *f, gconstpointer data)
+{
+	struct famfs_check_report *r = NULL;
+
+	/* Whatever a test did, what is on the medium must check clean... */
+	g_assert_cmpint(famfs_check_medium(f->master->dev->base, f->master->dev->size, 0, &r), ==, 0);
+	if (!strstr(g_test_get_path(), "hostile"))
+		g_assert_cmpuint(famfs_check_report_errors(r), ==, 0);
+	famfs_check_report_free(r);
+	famfs_fs_close(f->client);
+	famfs_fs_close(f->master);
+	test_remove_dir(f->dir);
+	g_free(f->img);
+	g_free(f->dir);
+}
+
+static uint64_t next_index(struct fixture *f)
+{
+	return f->master->log->next_index;
+}
+
+static void test_create_and_follow(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec files[3] = {
+		{ .relpath = "dir/one", .size = 1, .mode = 0644, .uid = 10, .gid = 20 },
+		{ .relpath = "dir/two", .size = 5 * MiB, .mode = 0600 },
+		{ .relpath = "three", .size = 2 * MiB, .mode = 0444 },
+	};
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+	struct famfs_fmap maps[3];
+	uint32_t nodes[3], id;
+	const struct famfs_ns_node *n;
+
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "dir", 0755, 0, 0, false, &id, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_create_files(f->master, files, 3, maps, nodes, &err), ==, 0);
+	g_assert_cmpuint(next_index(f), ==, 4);
+	g_assert_cmpuint(maps[1].se[0].len, ==, 6 * MiB);
+
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(res.applied, ==, 4);
+	g_assert_false(res.stalled);
+	n = famfs_ns_node(f->client->ns, famfs_ns_lookup(f->client->ns, "dir/one", 7));
+	g_assert_nonnull(n);
+	g_assert_cmpuint(n->size, ==, 1);
+	g_assert_cmpuint(n->uid, ==, 10);
+	g_assert_cmpuint(n->gid, ==, 20);
+	g_assert_cmpuint(famfs_fs_entry(f->client, famfs_ns_lookup(f->client->ns, "three", 5))->file.se[0].offset,
+			 ==, maps[2].se[0].offset);
+
+	/* Incremental: a second replay reads nothing old. */
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(res.applied, ==, 0);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "x/y/z", 0700, 1, 1, true, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(res.applied, ==, 3);
+	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_DIR), ==, 4);
+	g_assert_cmpuint(f->client->alloc.used, ==, f->master->alloc.used);
+}
+
+static void test_errors_leave_log_unchanged(struct fixture *f, gconstpointer data)
+{
+	struct famfs_err err = { 0 };
+	uint64_t before, used;
+	struct famfs_file_spec ok = { .relpath = "ok", .size = MiB, .mode = 0644 };
+	struct famfs_file_spec dup[2] = { ok, ok };
+	struct famfs_file_spec cases[] = {
+		{ .relpath = "", .size = MiB },
+		{ .relpath = "/abs", .size = MiB },
+		{ .relpath = "a//b", .size = MiB },
+		{ .relpath = "../escape", .size = MiB },
+		{ .relpath = "d/./x", .size = MiB },
+		{ .relpath = "nodir/f", .size = MiB },
+		{ .relpath = "zero", .size = 0 },
+		{ .relpath = "huge", .size = 64 * GiB },
+		{ .relpath = "0123456789012345678901234567890123456789012345678901234567890123456789012345678901",
+		  .size = MiB },
+	};
+	static const int expect[] = { -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -ENOENT, -EINVAL, -ENOSPC,
+				      -ENAMETOOLONG };
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, &ok, 1, NULL, NULL, &err), ==, 0);
+	before = next_index(f);
+	used = f->master->alloc.used;
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		memset(&err, 0, sizeof(err));
+		g_assert_cmpint(famfs_fs_create_files(f->master, &cases[i], 1, NULL, NULL, &err), ==, expect[i]);
+		g_assert_cmpstr(err.msg, !=, "");
+		g_assert_cmpuint(next_index(f), ==, before);
+		g_assert_cmpuint(f->master->alloc.used, ==, used);
+	}
+	g_assert_cmpint(famfs_fs_create_files(f->master, &ok, 1, NULL, NULL, &err), ==, -EEXIST);
+	g_assert_cmpint(famfs_fs_create_files(f->master, dup, 2, NULL, NULL, &err), ==, -EEXIST);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "ok", 0755, 0, 0, true, NULL, &err), ==, -EEXIST);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "ok/sub", 0755, 0, 0, true, NULL, &err), ==, -ENOTDIR);
+	g_assert_cmpint(famfs_fs_create_files(f->master, &(struct famfs_file_spec){
+		.relpath = "ok/under_file", .size = 1 }, 1, NULL, NULL, &err), ==, -ENOTDIR);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "p/q", 0755, 0, 0, false, NULL, &err), ==, -ENOENT);
+	g_assert_cmpuint(next_index(f), ==, before);
+
+	/* The client may not write. */
+	g_assert_cmpint(famfs_fs_create_files(f->client, &ok, 1, NULL, NULL, &err), ==, -EPERM);
+	g_assert_nonnull(strstr(err.msg, "not the master"));
+	g_assert_cmpint(famfs_fs_mkdir(f->client, "d", 0755, 0, 0, false, NULL, &err), ==, -EPERM);
+}
+
+/* A batch that runs out of space part way writes nothing and frees what it took. */
+static void test_batch_all_or_nothing(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, 600);
+	char (*names)[16] = g_malloc0(600 * sizeof(*names));
+	struct famfs_err err = { 0 };
+	uint64_t used = f->master->alloc.used;
+
+	for (unsigned int i = 0; i < 600; i++) {
+		g_snprintf(names[i], sizeof(names[i]), "b%u", i);
+		specs[i] = (struct famfs_file_spec){ .relpath = names[i], .size = MiB, .mode = 0644 };
+	}
+	/* 1 GiB holds 507 of them. */
+	g_assert_cmpint(famfs_fs_create_files(f->master, specs, 600, NULL, NULL, &err), ==, -ENOSPC);
+	g_assert_cmpuint(next_index(f), ==, 0);
+	g_assert_cmpuint(f->master->alloc.used, ==, used);
+	g_assert_cmpint(famfs_fs_create_files(f->master, specs, 507, NULL, NULL, &err), ==, 0);
+	g_assert_cmpuint(next_index(f), ==, 507);
+	g_assert_cmpint(famfs_fs_create_files(f->master, &specs[507], 1, NULL, NULL, &err), ==, -ENOSPC);
+	/* Directories need no space. */
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "still/possible", 0755, 0, 0, true, NULL, &err), ==, 0);
+	g_free(specs);
+	g_free(names);
+}
+
+static void test_log_full(struct fixture *f, gconstpointer data)
+{
+	enum { N = 15420, BATCH = 5000 };
+	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, N + 1);
+	char (*names)[16] = g_malloc0((N + 1) * sizeof(*names));
+	struct famfs_err err = { 0 };
+
+	for (unsigned int i = 0; i <= N; i++) {
+		g_snprintf(names[i], sizeof(names[i]), "f%05u", i);
+		specs[i] = (struct famfs_file_spec){ .relpath = names[i], .size = 16, .mode = 0644 };
+	}
+	for (unsigned int i = 0; i < N; i += BATCH)
+		g_assert_cmpint(famfs_fs_create_files(f->master, &specs[i], MIN(BATCH, N - i), NULL, NULL, &err), ==, 0);
+	g_assert_cmpuint(next_index(f), ==, N);
+	g_assert_cmpint(famfs_fs_create_files(f->master, &specs[N], 1, NULL, NULL, &err), ==, -FAMFS_ELOGFULL);
+	g_assert_nonnull(strstr(err.msg, "log is full"));
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "d", 0755, 0, 0, false, NULL, &err), ==, -FAMFS_ELOGFULL);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
+	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, N);
+	g_free(specs);
+	g_free(names);
+}
+
+static void test_torn_tail_retried(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec s[2] = { { .relpath = "a", .size = 1 }, { .relpath = "b", .size = 1 } };
+	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, s, 2, NULL, NULL, &err), ==, 0);
+	/* Entry 1 as a client may see it mid-write. */
+	slots[1].crc ^= 1;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(res.applied, ==, 1);
+	g_assert_true(res.stalled);
+	g_assert_cmpuint(res.stalled_index, ==, 1);
+	g_assert_cmpint(res.stall_code, ==, FAMFS_F_ENTRY_CRC);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_true(res.stalled);
+	g_assert_cmpuint(res.applied, ==, 0);
+	/* The write lands: the next poll applies it. */
+	slots[1].crc ^= 1;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_false(res.stalled);
+	g_assert_cmpuint(res.applied, ==, 1);
+}
+
+static void append_raw(struct famfs_fs *fs, struct famfs_log_entry *e)
+{
+	g_assert_cmpint(famfs_log_append(fs->log, e, 1, NULL), ==, 0);
+}
+
+/* CRC-valid entries that break rules are skipped for good, never created. */
+static void test_hostile_entries(struct fixture *f, gconstpointer data)
+{
+	struct famfs_fmap map = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 1 };
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+	struct famfs_log_entry e;
+	uint64_t good_offset;
+
+	map.se[0] = (struct famfs_simple_extent){ 0, 100 * MiB, 2 * MiB };
+	good_offset = map.se[0].offset;
+	famfs_entry_make_file(&e, "good", 10, 0644, 0, 0, &map, NULL);
+	append_raw(f->master, &e);
+	/* ".." cannot be built by the library; write it by hand. */
+	famfs_entry_make_file(&e, "xx", 10, 0644, 0, 0, &map, NULL);
+	memcpy(e.file.relpath, "../x", 5);
+	map.se[0].offset = 200 * MiB;
+	e.file.se[0].offset = 200 * MiB;
+	append_raw(f->master, &e);
+	map.se[0].offset = 64 * GiB;                         /* past the end */
+	famfs_entry_make_file(&e, "far", 10, 0644, 0, 0, &map, NULL);
+	append_raw(f->master, &e);
+	map.se[0].offset = 4 * MiB;                          /* inside the log */
+	famfs_entry_make_file(&e, "meta", 10, 0644, 0, 0, &map, NULL);
+	append_raw(f->master, &e);
+	map.se[0].offset = good_offset;                      /* duplicate name, shared space */
+	famfs_entry_make_file(&e, "good", 10, 0644, 0, 0, &map, NULL);
+	append_raw(f->master, &e);
+	famfs_entry_make_mkdir(&e, "d", 0755, 0, 0, NULL);
+	e.type = 77;
+	append_raw(f->master, &e);
+	map.se[0].offset = 300 * MiB;
+	famfs_entry_make_file(&e, "last", 10, 0644, 0, 0, &map, NULL);
+	append_raw(f->master, &e);
+
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_false(res.stalled);
+	g_assert_cmpuint(res.applied, ==, 2);
+	g_assert_cmpuint(res.rejected, ==, 5);
+	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, 2);
+	g_assert_cmpuint(famfs_ns_lookup(f->client->ns, "../x", 4), ==, FAMFS_NS_NONE);
+	g_assert_cmpint(f->client->last_rejected_index, ==, 5);
+	/* The refused ".." entry still holds its space; the duplicate is a cross-link. */
+	g_assert_true(famfs_alloc_test(&f->client->alloc, 200 * MiB / (2 * MiB)));
+	g_assert_cmpuint(f->client->crosslinked_units, ==, 1);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+#define ADD(path, fn, gib) g_test_add(path, struct fixture, GSIZE_TO_POINTER(gib), setup, fn, teardown)
+	ADD("/fs/create-and-follow", test_create_and_follow, 4);
+	ADD("/fs/errors-leave-log-unchanged", test_errors_leave_log_unchanged, 4);
+	ADD("/fs/batch-all-or-nothing", test_batch_all_or_nothing, 1);
+	ADD("/fs/log-full", test_log_full, 32);
+	ADD("/fs/torn-tail-retried", test_torn_tail_retried, 4);
+	ADD("/fs/hostile-entries", test_hostile_entries, 4);
+	return g_test_run();
+}
