@@ -12,7 +12,8 @@ kdir=$1
 src=$2
 hdr=$3
 out=$4
-work=$(dirname "$out")/famfs-kbuild
+outdir=$(cd "$(dirname "$out")" && pwd)
+work=$outdir/famfs-kbuild
 
 mkdir -p "$work/include/linux"
 sync_file() {
@@ -24,4 +25,4 @@ done
 sync_file "$hdr" "$work/include/linux/famfs_ioctl.h"
 
 make -s -C "$kdir" M="$work" modules
-cp "$work/famfs.ko" "$out"
+cp "$work/famfs.ko" "$outdir/$(basename "$out")"

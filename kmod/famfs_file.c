@@ -294,8 +294,6 @@ static vm_fault_t famfs_fault(struct vm_fault *vmf, famfs_fault_size_t size,
 	if (famfs_file_check(inode))
 		return VM_FAULT_SIGBUS;
 
-	famfs_count_fault(kind);
-
 	if (write) {
 		sb_start_pagefault(inode->i_sb);
 		file_update_time(vmf->vma->vm_file);
@@ -307,6 +305,10 @@ static vm_fault_t famfs_fault(struct vm_fault *vmf, famfs_fault_size_t size,
 	filemap_invalidate_unlock_shared(inode->i_mapping);
 	if (write)
 		sb_end_pagefault(inode->i_sb);
+
+	/* Count faults served at this size, not attempts that fell back */
+	if (!(ret & VM_FAULT_FALLBACK))
+		famfs_count_fault(kind);
 	return ret;
 }
 

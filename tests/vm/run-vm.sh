@@ -1,0 +1,277 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
+#
+# usage: run-vm.sh --scenario NAME --guest-test FILE [options]
+#   --scenario main|shared|bench   what the guest runs (see guest/init.sh)
+#   --guest-test FILE   the guest test program (static), becomes /bin/<name>
+#   --extra FILE        another program for the guest /bin (repeatable)
+#   --mkfs FILE         mkfs.famfs for the guest
+#   --fsck FILE         fsck.famfs for the guest
+#   --ko FILE           famfs.ko; without it the module is built here from
+#                       --kmod-src against the guest kernel's headers
+#   --kmod-src DIR      kmod/ source directory (default: ../../kmod from here)
+#   --peer FILE         host program sharing memory with the guest (shared)
+#   --workdir DIR       where the initramfs, console log and dmesg go
+#   --timeout SECS      hard limit for the VM (default 900)
+#   --skip-exit N       exit status for "cannot run here" (default 77; meson
+#                       passes 0 with protocol tap, where the plan says SKIP)
+#
+# It installs what it needs with apt-get when missing (qemu-system-x86,
+# linux-image-amd64, linux-headers-amd64, busybox-static, cpio, kmod, ndctl,
+# daxctl), and skips only when they cannot be had.  The guest prints TAP on
+# the serial console; this script passes those lines through, adds its own,
+# and exits 0 only when the guest's plan was complete and nothing failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+scenario=
+guest_test=
+extras=()
+mkfs_bin=
+fsck_bin=
+ko=
+kmod_src=$here/../../kmod
+peer=
+workdir=
+vm_timeout=900
+skip_exit=77
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--scenario) scenario=$2; shift 2 ;;
+	--guest-test) guest_test=$2; shift 2 ;;
+	--extra) extras+=("$2"); shift 2 ;;
+	--mkfs) mkfs_bin=$2; shift 2 ;;
+	--fsck) fsck_bin=$2; shift 2 ;;
+	--ko) ko=$2; shift 2 ;;
+	--kmod-src) kmod_src=$2; shift 2 ;;
+	--peer) peer=$2; shift 2 ;;
+	--workdir) workdir=$2; shift 2 ;;
+	--timeout) vm_timeout=$2; shift 2 ;;
+	--skip-exit) skip_exit=$2; shift 2 ;;
+	*) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+[ -n "$scenario" ] && [ -n "$guest_test" ] || {
+	echo "run-vm.sh: --scenario and --guest-test are required" >&2
+	exit 2
+}
+[ -n "$workdir" ] || workdir=$(mktemp -d /tmp/famfs-vm.XXXXXX)
+mkdir -p "$workdir"
+workdir=$(cd "$workdir" && pwd)
+
+skip() {
+	echo "1..0 # SKIP $*"
+	exit "$skip_exit"
+}
+
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# ---- packages -------------------------------------------------------------
+
+find_kernel() {
+	local v kv
+	for v in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
+		kv=${v#/boot/vmlinuz-}
+		if [ -d "/lib/modules/$kv/kernel" ] &&
+		   [ -f "/lib/modules/$kv/build/Makefile" ]; then
+			echo "$kv"
+			return 0
+		fi
+	done
+	return 1
+}
+
+have_all() {
+	command -v qemu-system-x86_64 >/dev/null &&
+	command -v cpio >/dev/null &&
+	command -v modprobe >/dev/null &&
+	command -v ndctl >/dev/null &&
+	command -v daxctl >/dev/null &&
+	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 &&
+	command -v dkms >/dev/null &&
+	find_kernel >/dev/null
+}
+
+if ! have_all; then
+	pkgs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod ndctl daxctl dkms"
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "# installing: $pkgs (log: $workdir/apt.log)"
+		{
+			apt-get update &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y \
+				--no-install-recommends $pkgs
+		} >"$workdir/apt.log" 2>&1 ||
+			echo "# apt-get failed; see $workdir/apt.log"
+	fi
+	have_all || skip "qemu, busybox-static, ndctl or a Debian kernel with headers cannot be installed"
+fi
+
+KV=$(find_kernel)
+vmlinuz=/boot/vmlinuz-$KV
+echo "# guest kernel $KV"
+[ -r "$vmlinuz" ] || skip "$vmlinuz is not readable"
+
+# ---- the module -------------------------------------------------------------
+
+if [ -z "$ko" ]; then
+	echo "# building famfs.ko against $KV"
+	kb=$workdir/kbuild
+	mkdir -p "$kb/include/linux"
+	cp "$kmod_src"/Kbuild "$kmod_src"/*.[ch] "$kb/" || bail "no kmod sources in $kmod_src"
+	cp "$kmod_src/../include/uapi/linux/famfs_ioctl.h" "$kb/include/linux/" ||
+		bail "no uapi header next to $kmod_src"
+	make -s -C "/lib/modules/$KV/build" M="$kb" modules >"$workdir/kbuild.log" 2>&1 ||
+		{ sed 's/^/# /' "$workdir/kbuild.log"; bail "famfs.ko does not build against $KV"; }
+	ko=$kb/famfs.ko
+fi
+ko_ver=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
+[ "$ko_ver" = "$KV" ] || bail "famfs.ko is built for '$ko_ver', the guest kernel is $KV"
+
+# ---- initramfs --------------------------------------------------------------
+
+root=$workdir/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,modules,etc,lib64,opt/famfs,run,var}
+
+cp /bin/busybox "$root/bin/busybox"
+for app in $(/bin/busybox --list); do
+	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
+done
+
+# Kernel modules, in load order
+mods="libnvdimm"
+mods="$mods $(modprobe -S "$KV" --show-depends -a nd_btt nd_pmem nd_e820 device_dax dax_pmem nfit 2>/dev/null |
+	awk '$1 == "insmod" { print $2 }')"
+: >"$root/modules/order"
+for m in $mods; do
+	case $m in
+	/*) path=$m ;;
+	*) path=$(modinfo -k "$KV" -n "$m" 2>/dev/null) ;;
+	esac
+	[ -n "$path" ] && [ -f "$path" ] || bail "kernel module $m missing for $KV"
+	name=$(basename "$path")
+	case $name in
+	*.ko.xz) xz -dc "$path" >"$root/modules/${name%.xz}"; name=${name%.xz} ;;
+	*.ko.zst) zstd -qdc "$path" >"$root/modules/${name%.zst}"; name=${name%.zst} ;;
+	*) cp "$path" "$root/modules/$name" ;;
+	esac
+	grep -qx "$name" "$root/modules/order" || echo "$name" >>"$root/modules/order"
+done
+cp "$ko" "$root/modules/famfs.ko"
+
+# Programs, with the shared libraries they need
+add_prog() {
+	local src=$1 dst=$root/bin/$(basename "$1") lib
+	cp -L "$src" "$dst" || bail "cannot copy $src"
+	for lib in $(ldd "$src" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+	done
+}
+add_prog "$guest_test"
+for e in "${extras[@]}"; do add_prog "$e"; done
+[ -n "$mkfs_bin" ] && add_prog "$mkfs_bin"
+[ -n "$fsck_bin" ] && add_prog "$fsck_bin"
+add_prog "$(command -v ndctl)"
+add_prog "$(command -v daxctl)"
+[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+
+cp "$here/guest/init.sh" "$root/init"
+chmod 755 "$root/init"
+echo "$(basename "$guest_test")" >"$root/etc/famfs-test"
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$workdir/initrd.gz" ||
+	bail "cannot build the initramfs"
+
+# ---- boot -------------------------------------------------------------------
+
+console=$workdir/console.log
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -nographic -no-reboot
+      -kernel "$vmlinuz" -initrd "$workdir/initrd.gz")
+append="console=ttyS0 panic=-1 quiet loglevel=4 famfs_scenario=$scenario"
+
+peer_pid=
+shm=
+cleanup() {
+	[ -n "$peer_pid" ] && kill "$peer_pid" 2>/dev/null
+	[ -n "$shm" ] && rm -f "$shm"
+}
+trap cleanup EXIT
+
+case $scenario in
+shared)
+	# A file-backed NVDIMM: the same memory is mapped by this host (the
+	# peer process) and by the guest.  The label area lets ndctl make an
+	# fsdax namespace on it.
+	[ -n "$peer" ] || bail "--peer is required for the shared scenario"
+	shm=/dev/shm/famfs-vm-shared.$$
+	truncate -s 1G "$shm" || bail "cannot create $shm"
+	qemu+=(-machine pc,nvdimm=on -m 1G,slots=2,maxmem=3G
+	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=1G,align=2M
+	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
+	"$peer" "$shm" >"$workdir/peer.log" 2>&1 &
+	peer_pid=$!
+	;;
+*)
+	qemu+=(-m 2G)
+	append="$append memmap=512M!1G"
+	;;
+esac
+qemu+=(-append "$append")
+
+echo "# booting: ${qemu[*]}"
+start=$(date +%s)
+timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$console" 2>&1
+qrc=$?
+echo "# qemu exit $qrc after $(( $(date +%s) - start )) s; console: $console"
+
+# ---- report -----------------------------------------------------------------
+
+tr -d '\r' <"$console" >"$console.txt"
+# Guest TAP lines, and the dmesg the guest dumps on failure (as "# " lines)
+grep -E '^(ok |not ok |1\.\.|# |Bail out!)' "$console.txt" >"$workdir/tap.txt"
+sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$console.txt" >"$workdir/dmesg.txt"
+
+extra_fail=0
+if [ -n "$peer_pid" ]; then
+	wait "$peer_pid"
+	prc=$?
+	peer_pid=
+	sed 's/^/# peer: /' "$workdir/peer.log"
+	if [ "$prc" = 0 ]; then
+		peer_line="ok - host process read the guest's famfs data and wrote the reply the guest read"
+	else
+		peer_line="not ok - host peer exited $prc"
+		extra_fail=1
+	fi
+fi
+
+plan=$(grep -E '^1\.\.[0-9]+' "$workdir/tap.txt" | tail -1)
+grep -vE '^1\.\.' "$workdir/tap.txt"
+[ -n "${peer_line:-}" ] && echo "$peer_line"
+
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	tail -40 "$console.txt" | sed 's/^/# console: /'
+	bail "VM timed out after $vm_timeout s"
+fi
+if [ -z "$plan" ]; then
+	tail -60 "$console.txt" | sed 's/^/# console: /'
+	bail "guest printed no TAP plan (crashed or never ran the tests)"
+fi
+
+n=${plan#1..}
+[ -n "${peer_line:-}" ] && n=$((n + 1))
+echo "1..$n"
+
+if grep -q '^not ok ' "$workdir/tap.txt" || [ "$extra_fail" != 0 ]; then
+	[ -s "$workdir/dmesg.txt" ] && echo "# guest dmesg kept in $workdir/dmesg.txt"
+	exit 1
+fi
+exit 0
