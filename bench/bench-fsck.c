@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Times the checker on a full 256 MiB log (493,447 FILE entries, built in
+ * memory), and fsck.famfs on the full 8 MiB log of the interop fixture
+ * "many".  The baseline measured in the same run is the floor any checker
+ * pays: reading every log byte once through zlib's crc32.
+ *
+ *   bench-fsck [--runs N] [--many IMAGE] [--fsck PATH]
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+#include "check.h"
+#include "device.h"
+#include "log.h"
+#include "superblock.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define AU FAMFS_ALLOC_UNIT
+
+static const uint8_t bench_uuid[16] = { 1, 2, 3, 4, 5, 6, 0x47, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* A medium whose log is full of one-unit files, in an anonymous mapping. */
+static uint8_t *build_full_log(uint64_t log_len, uint64_t *ret_size)
+{
+	uint64_t slots = famfs_log_slots(log_len);
+	uint64_t size = famfs_data_start(log_len) + slots * AU;
+	struct famfs_log_header *h;
+	struct famfs_log_entry *e;
+	struct famfs_superblock sb;
+	uint8_t *base;
+
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
+		.dev_size = size, .log_len = log_len, .system_uuid = bench_uuid, .dev_name = "bench" });
+	memcpy(base, &sb, sizeof(sb));
+	h = (void *)(base + FAMFS_LOG_OFFSET);
+	famfs_log_format(h, log_len);
+	e = famfs_log_entries(h);
+	for (uint64_t i = 0; i < slots; i++) {
+		struct famfs_fmap map = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 1 };
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%07" PRIu64, i);
+		map.se[0] = (struct famfs_simple_extent){ 0, famfs_data_start(log_len) + i * AU, AU };
+		famfs_entry_make_file(&e[i], name, 4096, 0644, 0, 0, &map, NULL);
+		e[i].seqnum = i;
+		e[i].crc = famfs_log_entry_crc(&e[i]);
+	}
+	h->next_index = h->next_seqnum = slots;
+	*ret_size = size;
+	return base;
+}
+
+static double time_check(const uint8_t *base, uint64_t size, unsigned flags, uint64_t *files)
+{
+	struct famfs_check_report *r = NULL;
+	double t0 = bench_now(), t;
+
+	if (famfs_check_medium(base, size, flags, &r) < 0) {
+		fprintf(stderr, "check failed\n");
+		exit(1);
+	}
+	t = bench_now() - t0;
+	if (famfs_check_report_errors(r)) {
+		fprintf(stderr, "benchmark medium does not check clean\n");
+		exit(1);
+	}
+	*files = r->summary.files;
+	famfs_check_report_free(r);
+	return t;
+}
+
+static double time_crc_floor(const uint8_t *base, uint64_t log_len)
+{
+	volatile uint32_t sink;
+	double t0 = bench_now();
+
+	sink = famfs_crc32(base + FAMFS_LOG_OFFSET, log_len);
+	(void)sink;
+	return bench_now() - t0;
+}
+
+static void bench_full_log(uint64_t log_len, int runs)
+{
+	double *with = calloc(runs, sizeof(double)), *without = calloc(runs, sizeof(double));
+	double *floor = calloc(runs, sizeof(double));
+	uint64_t size, files = 0;
+	uint8_t *base = build_full_log(log_len, &size);
+	double m_with, m_without, m_floor;
+
+	for (int i = 0; i < runs; i++) {
+		floor[i] = time_crc_floor(base, log_len);
+		with[i] = time_check(base, size, 0, &files);
+		without[i] = time_check(base, size, FAMFS_CHECK_NO_CROSSLINKS, &files);
+	}
+	m_with = bench_median(with, runs);
+	m_without = bench_median(without, runs);
+	m_floor = bench_median(floor, runs);
+	printf("full %" PRIu64 " MiB log, %" PRIu64 " FILE entries (in memory), median of %d:\n",
+	       log_len / MiB, files, runs);
+	printf("  check with cross-link pairs   %8.1f ms\n", m_with * 1e3);
+	printf("  check without cross-links     %8.1f ms\n", m_without * 1e3);
+	printf("  baseline: crc32 of the log    %8.1f ms  (check / baseline = %.2f)\n",
+	       m_floor * 1e3, m_with / m_floor);
+	munmap(base, size);
+	free(with);
+	free(without);
+	free(floor);
+}
+
+static double run_fsck_process(const char *fsck, const char *image)
+{
+	double t0 = bench_now();
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int null = open("/dev/null", 1);
+
+		dup2(null, 1);
+		execl(fsck, fsck, "-n", image, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s %s did not exit 0\n", fsck, image);
+		exit(1);
+	}
+	return bench_now() - t0;
+}
+
+static void bench_many(const char *image, const char *fsck, int runs)
+{
+	double *inproc = calloc(runs, sizeof(double)), *proc = calloc(runs, sizeof(double));
+	double *floor = calloc(runs, sizeof(double));
+	struct famfs_device *dev = NULL;
+	struct famfs_err err = { 0 };
+	uint64_t files = 0;
+
+	if (famfs_device_open(image, 0, &dev, &err) < 0) {
+		fprintf(stderr, "bench-fsck: %s\n", err.msg);
+		exit(1);
+	}
+	for (int i = 0; i < runs; i++) {
+		floor[i] = time_crc_floor(dev->base, FAMFS_LOG_LEN_DEFAULT);
+		inproc[i] = time_check(dev->base, dev->size, 0, &files);
+		if (fsck)
+			proc[i] = run_fsck_process(fsck, image);
+	}
+	printf("interop fixture \"many\" (8 MiB log, %" PRIu64 " files), median of %d:\n", files, runs);
+	printf("  check in process              %8.2f ms\n", bench_median(inproc, runs) * 1e3);
+	if (fsck)
+		printf("  fsck.famfs -n, whole process  %8.2f ms  (upstream's fsck: about 10 ms on these machines)\n",
+		       bench_median(proc, runs) * 1e3);
+	printf("  baseline: crc32 of the log    %8.2f ms  (check / baseline = %.2f)\n",
+	       bench_median(floor, runs) * 1e3, bench_median(inproc, runs) / bench_median(floor, runs));
+	famfs_device_close(dev);
+	free(inproc);
+	free(proc);
+	free(floor);
+}
+
+int main(int argc, char **argv)
+{
+	const char *many = NULL, *fsck = NULL;
+	int runs = 5, c;
+
+	static const struct option opts[] = {
+		{ "runs", required_argument, NULL, 'r' },
+		{ "many", required_argument, NULL, 'm' },
+		{ "fsck", required_argument, NULL, 'f' },
+		{ 0 }
+	};
+	while ((c = getopt_long(argc, argv, "r:m:f:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': runs = atoi(optarg) > 0 ? atoi(optarg) : 5; break;
+		case 'm': many = optarg; break;
+		case 'f': fsck = optarg; break;
+		default:
+			fprintf(stderr, "usage: bench-fsck [--runs N] [--many IMAGE] [--fsck PATH]\n");
+			return 2;
+		}
+	}
+	bench_full_log(256 * MiB, runs);
+	bench_full_log(8 * MiB, runs * 3);
+	if (many)
+		bench_many(many, fsck, runs * 3);
+	else
+		printf("interop fixture \"many\": skipped (give --many IMAGE)\n");
+	return 0;
+}
