@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs what is missing, builds, and runs every test suite: unit, fsck
+# corpus, interop fixtures, D-Bus, udev, kernel module in a VM; then the
+# user-space suites once more under AddressSanitizer and UBSan.
+#   ./run-tests.sh            everything
+#   ./run-tests.sh --quick    skip the VM suites and the sanitizer pass
+set -eu
+cd "$(dirname "$0")"
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+./scripts/install-deps.sh
+
+status=0
+run_suites() {
+	builddir=$1; shift
+	if [ ! -f "$builddir/build.ninja" ]; then
+		meson setup "$builddir" "$@"
+	fi
+	ninja -C "$builddir"
+	meson test -C "$builddir" --print-errorlogs --num-processes 2 $suites || status=1
+	python3 scripts/test-summary.py "$builddir/meson-logs/testlog.json" || true
+}
+
+if [ "$quick" -eq 1 ]; then
+	suites="--no-suite vm --no-suite kmod"
+	run_suites build-tests -Dvm_tests=disabled
+else
+	suites=""
+	run_suites build-tests
+	# The sanitizers catch what the tests' assertions cannot see.
+	suites="--no-suite vm --no-suite kmod"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		run_suites build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+			-Dkmod=disabled -Dvm_tests=disabled
+fi
+exit $status
