@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Authorization of mutating calls.  Root (effective uid 0 of the sending
+ * connection, as the bus reports it) is allowed.  Anyone else is asked of
+ * polkit with org.freedesktop.PolicyKit1.Authority.CheckAuthorization, sent
+ * asynchronously so the daemon keeps serving while polkit thinks.  When
+ * polkit is disabled or not on the bus, the call is denied.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manager.h"
+
+#define POLKIT_TIMEOUT_USEC (25ULL * 1000000)
+
+struct auth_pending {
+	struct manager *m;
+	sd_bus_message *msg;
+	auth_continue_fn cont;
+	char action[96];
+	uid_t uid;
+};
+
+int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid)
+{
+	const char *sender = sd_bus_message_get_sender(msg);
+	sd_bus_creds *c = NULL;
+	uid_t uid;
+	gid_t gid = (gid_t)-1;
+	int r;
+
+	/* Unique names are never reused on a bus, so what they map to cannot change. */
+	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
+		for (size_t i = 0; i < sizeof(m->senders) / sizeof(m->senders[0]); i++) {
+			if (strcmp(m->senders[i].name, sender) == 0) {
+				*ret_uid = m->senders[i].uid;
+				if (ret_gid)
+					*ret_gid = m->senders[i].gid;
+				return 0;
+			}
+		}
+	}
+	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EGID |
+				      SD_BUS_CREDS_GID, &c);
+	if (r < 0)
+		return r;
+	r = sd_bus_creds_get_euid(c, &uid);
+	if (r < 0)
+		r = sd_bus_creds_get_uid(c, &uid);
+	if (r >= 0 && sd_bus_creds_get_egid(c, &gid) < 0)
+		(void)sd_bus_creds_get_gid(c, &gid);
+	sd_bus_creds_unref(c);
+	if (r < 0)
+		return r;
+	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
+		struct sender_cache_entry *e = &m->senders[m->sender_next++ % 32];
+
+		snprintf(e->name, sizeof(e->name), "%s", sender);
+		e->uid = uid;
+		e->gid = gid;
+	}
+	*ret_uid = uid;
+	if (ret_gid)
+		*ret_gid = gid;
+	return 0;
+}
+
+static void reply_denied(struct auth_pending *p, const char *why)
+{
+	p->m->calls_denied++;
+	(void)sd_bus_reply_method_errorf(p->msg, "org.famfs.Error.AccessDenied",
+					 "uid %u is not authorized for %s: %s", (unsigned)p->uid,
+					 p->action, why);
+}
+
+static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	struct auth_pending *p = userdata;
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+	int authorized = 0, challenge = 0;
+	int r;
+
+	if (e) {
+		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+					   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+			reply_denied(p, "polkit is not available and only root may change famfs file systems");
+		else {
+			char why[300];
+
+			snprintf(why, sizeof(why), "polkit failed: %s", e->message ? e->message : e->name);
+			reply_denied(p, why);
+		}
+		goto out;
+	}
+	r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+	if (r < 0) {
+		reply_denied(p, "polkit sent a malformed reply");
+		goto out;
+	}
+	if (!authorized) {
+		reply_denied(p, challenge ? "polkit requires interactive authentication (allow it with --ask-password)"
+				   : "polkit said no");
+		goto out;
+	}
+	{
+		sd_bus_error err = SD_BUS_ERROR_NULL;
+
+		r = sd_bus_message_rewind(p->msg, true);
+		if (r >= 0)
+			r = p->cont(p->msg, p->m, &err);
+		if (r < 0) {
+			if (sd_bus_error_is_set(&err))
+				(void)sd_bus_reply_method_error(p->msg, &err);
+			else
+				(void)sd_bus_reply_method_errno(p->msg, r, NULL);
+		}
+		sd_bus_error_free(&err);
+	}
+out:
+	sd_bus_message_unref(p->msg);
+	free(p);
+	return 0;
+}
+
+int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
+	       auth_continue_fn cont, sd_bus_error *e)
+{
+	sd_bus_message *call = NULL;
+	struct auth_pending *p;
+	uid_t uid;
+	int r;
+
+	r = auth_sender_ids(m, msg, &uid, NULL);
+	if (r < 0)
+		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+					 "cannot tell who sent the call: %s", strerror(-r));
+	if (uid == 0)
+		return cont(msg, m, e);
+	if (!m->cfg.polkit) {
+		m->calls_denied++;
+		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+					 "uid %u is not authorized for %s: only root may change famfs file systems (polkit is disabled)",
+					 (unsigned)uid, action);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->m = m;
+	p->cont = cont;
+	p->uid = uid;
+	snprintf(p->action, sizeof(p->action), "%s", action);
+	r = sd_bus_message_new_method_call(m->bus, &call, "org.freedesktop.PolicyKit1",
+					   "/org/freedesktop/PolicyKit1/Authority",
+					   "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+	if (r >= 0)
+		r = sd_bus_message_append(call, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+					  sd_bus_message_get_sender(msg), action);
+	if (r >= 0)
+		r = sd_bus_message_append(call, "a{ss}us", 0,
+					  sd_bus_message_get_allow_interactive_authorization(msg) ? 1u : 0u, "");
+	if (r >= 0)
+		r = sd_bus_call_async(m->bus, NULL, call, polkit_reply, p, POLKIT_TIMEOUT_USEC);
+	sd_bus_message_unref(call);
+	if (r < 0) {
+		free(p);
+		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+					 "uid %u is not authorized for %s: cannot ask polkit: %s",
+					 (unsigned)uid, action, strerror(-r));
+	}
+	p->msg = sd_bus_message_ref(msg);
+	return 1;   /* the reply follows polkit's */
+}

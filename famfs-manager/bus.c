@@ -1,0 +1,1130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The org.famfs.Manager bus API: org.famfs.Manager1 on /org/famfs/Manager,
+ * org.famfs.FileSystem1 on /org/famfs/Manager/fs/<uuid>, an ObjectManager
+ * at the root.  dbus/org.famfs.Manager1.xml documents every member; keep
+ * the two in step.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "check.h"
+#include "manager.h"
+#include "path.h"
+
+#define ERR(name) "org.famfs.Error." name
+#define MAX_FINDINGS_REPLY 1000
+#define MAX_PATH_ARG 4096
+
+int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
+{
+	const char *name;
+
+	switch (-r) {
+	case EPERM:
+		name = ERR("NotMaster");
+		break;
+	case EACCES:
+		name = ERR("AccessDenied");
+		break;
+	case EINVAL:
+	case ENAMETOOLONG:
+		name = ERR("InvalidPath");
+		break;
+	case EEXIST:
+		name = ERR("Exists");
+		break;
+	case ENOENT:
+		name = ERR("NotFound");
+		break;
+	case ENOTDIR:
+		name = ERR("NotDirectory");
+		break;
+	case EISDIR:
+		name = ERR("IsDirectory");
+		break;
+	case ENOSPC:
+		name = ERR("NoSpace");
+		break;
+	case FAMFS_ELOGFULL:
+		name = ERR("LogFull");
+		break;
+	case E2BIG:
+		name = ERR("InvalidArgument");
+		break;
+	case EROFS:
+		name = ERR("ReadOnly");
+		break;
+	case EIO:
+	case EUCLEAN:
+		name = ERR("Corrupt");
+		break;
+	case ENODEV:
+		name = ERR("NotMounted");
+		break;
+	case ENOMEM:
+		name = SD_BUS_ERROR_NO_MEMORY;
+		break;
+	default:
+		name = ERR("Failed");
+		break;
+	}
+	return sd_bus_error_set(e, name, msg && msg[0] ? msg : strerror(-r));
+}
+
+/* ---- options ---- */
+
+struct call_opts {
+	bool have_uid, have_gid;
+	uint32_t uid, gid;
+	uint32_t nstrips, nbuckets;
+	uint64_t chunk_size;
+	bool parents;
+	bool writable;
+};
+
+static const struct {
+	const char *key;
+	const char *type;
+} option_types[] = {
+	{ "uid", "u" }, { "gid", "u" }, { "nstrips", "u" }, { "nbuckets", "u" },
+	{ "chunk_size", "t" }, { "parents", "b" }, { "writable", "b" },
+};
+
+/* Reads an a{sv} of the keys listed (space separated) in @allowed. */
+static int read_options(sd_bus_message *msg, const char *allowed, struct call_opts *o,
+			sd_bus_error *e)
+{
+	int r;
+
+	r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+		const char *key, *contents;
+		const char *want = NULL;
+		size_t klen;
+		const char *p;
+		char type;
+		int b;
+
+		r = sd_bus_message_read(msg, "s", &key);
+		if (r < 0)
+			return r;
+		klen = strlen(key);
+		for (p = strstr(allowed, key); p; p = strstr(p + 1, key))
+			if ((p == allowed || p[-1] == ' ') && (p[klen] == ' ' || p[klen] == '\0'))
+				break;
+		for (size_t i = 0; p && i < sizeof(option_types) / sizeof(option_types[0]); i++)
+			if (strcmp(option_types[i].key, key) == 0)
+				want = option_types[i].type;
+		if (!want)
+			return sd_bus_error_setf(e, ERR("InvalidArgument"),
+						 "unknown option \"%s\" (this method takes: %s)", key,
+						 allowed[0] ? allowed : "none");
+		r = sd_bus_message_peek_type(msg, &type, &contents);
+		if (r < 0)
+			return r;
+		if (strcmp(contents, want) != 0)
+			return sd_bus_error_setf(e, ERR("InvalidArgument"),
+						 "option \"%s\" must have type '%s', not '%s'", key, want,
+						 contents);
+		r = sd_bus_message_enter_container(msg, 'v', want);
+		if (r < 0)
+			return r;
+		if (!strcmp(key, "uid")) {
+			r = sd_bus_message_read(msg, "u", &o->uid);
+			o->have_uid = true;
+		} else if (!strcmp(key, "gid")) {
+			r = sd_bus_message_read(msg, "u", &o->gid);
+			o->have_gid = true;
+		} else if (!strcmp(key, "nstrips")) {
+			r = sd_bus_message_read(msg, "u", &o->nstrips);
+		} else if (!strcmp(key, "nbuckets")) {
+			r = sd_bus_message_read(msg, "u", &o->nbuckets);
+		} else if (!strcmp(key, "chunk_size")) {
+			r = sd_bus_message_read(msg, "t", &o->chunk_size);
+		} else if (!strcmp(key, "parents")) {
+			r = sd_bus_message_read(msg, "b", &b);
+			o->parents = b;
+		} else {
+			r = sd_bus_message_read(msg, "b", &b);
+			o->writable = b;
+		}
+		if (r < 0)
+			return r;
+		r = sd_bus_message_exit_container(msg);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(msg);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_exit_container(msg);
+}
+
+static int check_mode(uint32_t mode, sd_bus_error *e, uint32_t kind, uint32_t *ret)
+{
+	if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != kind)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "mode 0%o has a file type that does not fit", mode);
+	if (mode & ~(uint32_t)(S_IFMT | 07777))
+		return sd_bus_error_setf(e, ERR("InvalidArgument"), "mode 0%o has unknown bits", mode);
+	*ret = mode & 07777;
+	return 0;
+}
+
+/* Resolves @path to a usable file system and relative path. */
+static int resolve(struct manager *m, const char *path, struct fsys **ret_f, char *rel,
+		   sd_bus_error *e)
+{
+	struct famfs_err err = {0};
+	struct fsys *f;
+	int r;
+
+	if (strlen(path) > MAX_PATH_ARG)
+		return sd_bus_error_setf(e, ERR("InvalidPath"), "path of %zu bytes is too long",
+					 strlen(path));
+	r = manager_resolve(m, path, &f, rel, FAMFS_MAX_PATHLEN, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	if (!f->fs)
+		return sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
+					 f->mountpoint, f->attach_error);
+	*ret_f = f;
+	return 0;
+}
+
+static int append_extents(sd_bus_message *reply, const struct famfs_log_entry *en,
+			  uint32_t *ret_type, uint64_t *ret_chunk)
+{
+	const struct famfs_log_file_meta *fm = &en->file;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(ttt)");
+	if (r < 0)
+		return r;
+	if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
+		const struct famfs_interleaved_extent *ie = &fm->ie[0];
+
+		for (uint64_t k = 0; k < ie->nstrips && k < FAMFS_MAX_STRIPS; k++) {
+			r = sd_bus_message_append(reply, "(ttt)", ie->strips[k].devindex,
+						  ie->strips[k].offset, ie->strips[k].len);
+			if (r < 0)
+				return r;
+		}
+		if (ret_chunk)
+			*ret_chunk = ie->chunk_size;
+	} else {
+		for (uint32_t k = 0; k < fm->nextents && k < FAMFS_MAX_SIMPLE_EXTENTS; k++) {
+			r = sd_bus_message_append(reply, "(ttt)", fm->se[k].devindex, fm->se[k].offset,
+						  fm->se[k].len);
+			if (r < 0)
+				return r;
+		}
+		if (ret_chunk)
+			*ret_chunk = 0;
+	}
+	if (ret_type)
+		*ret_type = fm->ext_type;
+	return sd_bus_message_close_container(reply);
+}
+
+static int append_fmap(sd_bus_message *reply, const struct famfs_fmap *map)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "(ttt)");
+	if (r < 0)
+		return r;
+	if (map->ext_type == FAMFS_EXT_INTERLEAVED) {
+		for (uint64_t k = 0; k < map->ie[0].nstrips && k < FAMFS_MAX_STRIPS; k++)
+			if ((r = sd_bus_message_append(reply, "(ttt)", map->ie[0].strips[k].devindex,
+						       map->ie[0].strips[k].offset, map->ie[0].strips[k].len)) < 0)
+				return r;
+	} else {
+		for (uint32_t k = 0; k < map->nextents && k < FAMFS_MAX_SIMPLE_EXTENTS; k++)
+			if ((r = sd_bus_message_append(reply, "(ttt)", map->se[k].devindex,
+						       map->se[k].offset, map->se[k].len)) < 0)
+				return r;
+	}
+	return sd_bus_message_close_container(reply);
+}
+
+static int fill_ids(struct manager *m, sd_bus_message *msg, struct call_opts *o)
+{
+	uid_t uid;
+	gid_t gid;
+	int r;
+
+	if (o->have_uid && o->have_gid)
+		return 0;
+	r = auth_sender_ids(m, msg, &uid, &gid);
+	if (r < 0)
+		uid = 0, gid = 0;
+	if (!o->have_uid)
+		o->uid = uid;
+	if (!o->have_gid)
+		o->gid = gid == (gid_t)-1 ? 0 : gid;
+	return 0;
+}
+
+/* ---- Manager1 methods ---- */
+
+static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	struct famfs_interleave_params ip;
+	struct call_opts o = {0};
+	struct famfs_file_spec spec = {0};
+	struct famfs_err err = {0};
+	struct famfs_fmap map;
+	sd_bus_message *reply = NULL;
+	char rel[FAMFS_MAX_PATHLEN];
+	const char *path;
+	struct fsys *f;
+	uint64_t size;
+	uint32_t mode, node;
+	int r;
+
+	r = sd_bus_message_read(msg, "stu", &path, &size, &mode);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "uid gid nstrips nbuckets chunk_size", &o, e);
+	if (r < 0)
+		return r;
+	r = check_mode(mode, e, S_IFREG, &mode);
+	if (r < 0)
+		return r;
+	r = resolve(m, path, &f, rel, e);
+	if (r < 0)
+		return r;
+	if (rel[0] == '\0')
+		return sd_bus_error_setf(e, ERR("InvalidPath"), "\"%s\" is the mount point itself", path);
+	if (size == 0)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "\"%s\": size 0: famfs files are preallocated, give a size above 0",
+					 path);
+	fill_ids(m, msg, &o);
+	spec.relpath = rel;
+	spec.size = size;
+	spec.mode = mode;
+	spec.uid = o.uid;
+	spec.gid = o.gid;
+	if (o.nstrips || o.nbuckets || o.chunk_size) {
+		ip.nstrips = o.nstrips ? o.nstrips : 1;
+		ip.nbuckets = o.nbuckets ? o.nbuckets : ip.nstrips;
+		ip.chunk_size = o.chunk_size ? o.chunk_size : FAMFS_ALLOC_UNIT;
+		r = famfs_interleave_params_validate(&ip, fsys_capacity(f), &err);
+		if (r < 0)
+			return sd_bus_error_setf(e, ERR("InvalidArgument"), "%s", err.msg);
+		spec.interleave = &ip;
+	}
+	fsys_follow(f);
+	r = famfs_fs_create_files(f->fs, &spec, 1, &map, &node, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	fsys_note_new_node(f, node);
+	fsys_update_health(f);
+	bus_schedule_flush(m);
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = append_fmap(reply, &map);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r < 0 ? r : 1;
+}
+
+static int method_create_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return auth_check(userdata, msg, "org.famfs.manager.create-file", do_create_file, e);
+}
+
+static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	struct famfs_file_spec *specs = NULL;
+	char (*rels)[FAMFS_MAX_PATHLEN] = NULL;
+	uint32_t *nodes = NULL;
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	struct fsys *f = NULL;
+	size_t n = 0, cap = 0;
+	int r;
+
+	r = sd_bus_message_enter_container(msg, 'a', "(stu)");
+	if (r < 0)
+		return r;
+	for (;;) {
+		const char *path;
+		uint64_t size;
+		uint32_t mode;
+		struct fsys *g;
+
+		r = sd_bus_message_read(msg, "(stu)", &path, &size, &mode);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			break;
+		if (n == FAMFS_BATCH_MAX) {
+			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
+					      "more than %d files in one batch", FAMFS_BATCH_MAX);
+			goto out;
+		}
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 256;
+			void *a = realloc(specs, c * sizeof(*specs));
+
+			if (a)
+				specs = a;
+			a = a ? realloc(rels, c * sizeof(*rels)) : NULL;
+			if (!a) {
+				r = -ENOMEM;
+				goto out;
+			}
+			rels = a;
+			cap = c;
+		}
+		{
+			sd_bus_error inner = SD_BUS_ERROR_NULL;
+
+			r = resolve(m, path, &g, rels[n], &inner);
+			if (r < 0) {
+				r = sd_bus_error_setf(e, inner.name, "file %zu: %s", n, inner.message);
+				sd_bus_error_free(&inner);
+				goto out;
+			}
+		}
+		if (f && g != f) {
+			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
+					      "file %zu: \"%s\" is on another file system than file 0 (%s); a batch goes to one file system",
+					      n, path, f->mountpoint);
+			goto out;
+		}
+		f = g;
+		if (rels[n][0] == '\0') {
+			r = sd_bus_error_setf(e, ERR("InvalidPath"), "file %zu: \"%s\" is the mount point itself",
+					      n, path);
+			goto out;
+		}
+		if (size == 0) {
+			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
+					      "file %zu: \"%s\": size 0: famfs files are preallocated, give a size above 0",
+					      n, path);
+			goto out;
+		}
+		r = check_mode(mode, e, S_IFREG, &mode);
+		if (r < 0)
+			goto out;
+		specs[n] = (struct famfs_file_spec){ .relpath = rels[n], .size = size, .mode = mode };
+		n++;
+	}
+	r = sd_bus_message_exit_container(msg);
+	if (r < 0)
+		goto out;
+	r = read_options(msg, "uid gid", &o, e);
+	if (r < 0)
+		goto out;
+	if (n == 0) {
+		r = sd_bus_reply_method_return(msg, "u", 0u);
+		goto out;
+	}
+	fill_ids(m, msg, &o);
+	for (size_t k = 0; k < n; k++) {
+		specs[k].uid = o.uid;
+		specs[k].gid = o.gid;
+	}
+	nodes = calloc(n, sizeof(*nodes));
+	if (!nodes) {
+		r = -ENOMEM;
+		goto out;
+	}
+	fsys_follow(f);
+	r = famfs_fs_create_files(f->fs, specs, n, NULL, nodes, &err);
+	if (r < 0) {
+		r = bus_error_from_errno(e, r, err.msg);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		fsys_note_new_node(f, nodes[k]);
+	fsys_update_health(f);
+	bus_schedule_flush(m);
+	r = sd_bus_reply_method_return(msg, "u", (uint32_t)n);
+out:
+	free(specs);
+	free(rels);
+	free(nodes);
+	return r;
+}
+
+static int method_create_files(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return auth_check(userdata, msg, "org.famfs.manager.create-file", do_create_files, e);
+}
+
+static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	char rel[FAMFS_MAX_PATHLEN];
+	const struct famfs_ns_node *nd;
+	const char *path;
+	struct fsys *f;
+	uint32_t mode, node;
+	uint64_t before;
+	int r;
+
+	r = sd_bus_message_read(msg, "su", &path, &mode);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "uid gid parents", &o, e);
+	if (r < 0)
+		return r;
+	r = check_mode(mode, e, S_IFDIR, &mode);
+	if (r < 0)
+		return r;
+	r = resolve(m, path, &f, rel, e);
+	if (r < 0)
+		return r;
+	if (rel[0] == '\0') {
+		if (o.parents && f->fs->master)
+			return sd_bus_reply_method_return(msg, "");
+		if (!f->fs->master)
+			return bus_error_from_errno(e, -EPERM, "this host is not the master of the file system");
+		return sd_bus_error_setf(e, ERR("Exists"), "\"%s\" is the mount point itself", path);
+	}
+	fill_ids(m, msg, &o);
+	fsys_follow(f);
+	before = f->fs->applied;
+	r = famfs_fs_mkdir(f->fs, rel, mode, o.uid, o.gid, o.parents, &node, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	/* Every level logged is a new node, the deepest last. */
+	for (uint64_t i = before; i < f->fs->applied; i++) {
+		const struct famfs_log_entry *en = &famfs_log_entries(f->fs->log)[i];
+		uint32_t id = famfs_ns_lookup(f->fs->ns, en->mkdir.relpath,
+					      strnlen(en->mkdir.relpath, FAMFS_MAX_PATHLEN));
+
+		nd = famfs_ns_node(f->fs->ns, id);
+		if (nd && nd->index == (int64_t)i)
+			fsys_note_new_node(f, id);
+	}
+	fsys_update_health(f);
+	bus_schedule_flush(m);
+	return sd_bus_reply_method_return(msg, "");
+}
+
+static int method_mkdir(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return auth_check(userdata, msg, "org.famfs.manager.mkdir", do_mkdir, e);
+}
+
+/* Looks up an existing node; files only with @want_file. */
+static int lookup_node(struct manager *m, const char *path, bool want_file, struct fsys **ret_f,
+		       uint32_t *ret_node, sd_bus_error *e)
+{
+	char rel[FAMFS_MAX_PATHLEN];
+	const struct famfs_ns_node *nd;
+	struct fsys *f;
+	uint32_t id;
+	int r;
+
+	r = resolve(m, path, &f, rel, e);
+	if (r < 0)
+		return r;
+	fsys_follow(f);
+	id = famfs_ns_lookup(f->fs->ns, rel, strlen(rel));
+	if (id == FAMFS_NS_NONE)
+		return sd_bus_error_setf(e, ERR("NotFound"), "\"%s\" does not exist in %s", path,
+					 f->mountpoint);
+	nd = famfs_ns_node(f->fs->ns, id);
+	if (want_file && nd->kind != FAMFS_NS_FILE)
+		return sd_bus_error_setf(e, ERR("IsDirectory"), "\"%s\" is a directory", path);
+	*ret_f = f;
+	*ret_node = id;
+	return 0;
+}
+
+static int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	const struct famfs_ns_node *nd;
+	sd_bus_message *reply = NULL;
+	const char *path;
+	struct fsys *f;
+	uint32_t id;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r < 0)
+		return r;
+	r = lookup_node(userdata, path, true, &f, &id, e);
+	if (r < 0)
+		return r;
+	nd = famfs_ns_node(f->fs->ns, id);
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "tuuu", nd->size, nd->mode, nd->uid, nd->gid);
+	if (r >= 0)
+		r = append_extents(reply, famfs_fs_entry(f->fs, id), NULL, NULL);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static int method_get_file_layout(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	const struct famfs_log_entry *en;
+	const struct famfs_ns_node *nd;
+	sd_bus_message *reply = NULL;
+	const char *path;
+	struct fsys *f;
+	uint32_t id;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r < 0)
+		return r;
+	r = lookup_node(userdata, path, true, &f, &id, e);
+	if (r < 0)
+		return r;
+	nd = famfs_ns_node(f->fs->ns, id);
+	en = famfs_fs_entry(f->fs, id);
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "tuuuut", nd->size, nd->mode, nd->uid, nd->gid,
+					  en->file.ext_type,
+					  en->file.ext_type == FAMFS_EXT_INTERLEAVED ? en->file.ie[0].chunk_size : 0);
+	if (r >= 0)
+		r = append_extents(reply, en, NULL, NULL);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static int append_list_item(sd_bus_message *reply, const struct famfs_ns_node *nd)
+{
+	uint32_t kind = nd->kind == FAMFS_NS_DIR ? S_IFDIR : S_IFREG;
+
+	return sd_bus_message_append(reply, "(stuuu)", nd->path + nd->name_off, nd->size,
+				     kind | nd->mode, nd->uid, nd->gid);
+}
+
+static int method_list_files(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	const struct famfs_ns_node *nd;
+	sd_bus_message *reply = NULL;
+	const char *path;
+	struct fsys *f;
+	uint32_t id;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r < 0)
+		return r;
+	r = lookup_node(userdata, path, false, &f, &id, e);
+	if (r < 0)
+		return r;
+	nd = famfs_ns_node(f->fs->ns, id);
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(stuuu)");
+	if (r >= 0 && nd->kind == FAMFS_NS_FILE)
+		r = append_list_item(reply, nd);
+	else if (r >= 0) {
+		for (uint32_t c = nd->first_child; c != FAMFS_NS_NONE && r >= 0;) {
+			const struct famfs_ns_node *cn = famfs_ns_node(f->fs->ns, c);
+
+			r = append_list_item(reply, cn);
+			c = cn->next_sibling;
+		}
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static const char *role_name(const struct fsys *f)
+{
+	if (!f->fs)
+		return "unknown";
+	return f->fs->master ? "master" : "client";
+}
+
+static int method_list_file_systems(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	sd_bus_message *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(osssss)");
+	for (struct fsys *f = m->fsys; f && r >= 0; f = f->next)
+		r = sd_bus_message_append(reply, "(osssss)", f->object_path, f->uuid, f->device,
+					  f->mountpoint, role_name(f), health_name(f->health));
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
+{
+	struct famfs_check_report *rep = NULL;
+	struct famfs_device *dev = NULL;
+	struct famfs_err err = {0};
+	sd_bus_message *reply = NULL;
+	const char *verdict;
+	size_t errors;
+	int r;
+
+	if (f->fs) {
+		r = famfs_check_medium(f->fs->dev->base, f->fs->dev->size, 0, &rep);
+	} else {
+		r = famfs_device_open(f->device, 0, &dev, &err);
+		if (r < 0)
+			return bus_error_from_errno(e, -EIO, err.msg);
+		r = famfs_check_medium(dev->base, dev->size, 0, &rep);
+	}
+	if (r < 0)
+		goto out;
+	errors = famfs_check_report_errors(rep);
+	verdict = errors == 0 ? "clean" : famfs_check_repair_fixes_all(rep) ? "torn-tail" : "damaged";
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "stt", verdict, (uint64_t)errors,
+					  (uint64_t)rep->by_severity[FAMFS_SEV_WARNING]);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ssxss)");
+	for (size_t k = 0; r >= 0 && k < rep->nfindings && k < MAX_FINDINGS_REPLY; k++) {
+		const struct famfs_finding *x = &rep->findings[k];
+
+		r = sd_bus_message_append(reply, "(ssxss)", famfs_severity_name(x->severity),
+					  famfs_finding_name(x->code), x->index, x->path, x->message);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+out:
+	sd_bus_message_unref(reply);
+	famfs_check_report_free(rep);
+	famfs_device_close(dev);
+	return r;
+}
+
+static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	char rel[FAMFS_MAX_PATHLEN];
+	const char *path;
+	struct fsys *f;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	r = manager_resolve(m, path, &f, rel, sizeof(rel), &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	return reply_check(msg, f, e);
+}
+
+static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	const struct famfs_log_entry *en;
+	sd_bus_message *reply = NULL;
+	const char *path;
+	struct fsys *f;
+	uint32_t id, type = 0;
+	uint64_t chunk = 0;
+	int fd = -1, r;
+
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "writable", &o, e);
+	if (r < 0)
+		return r;
+	r = lookup_node(m, path, true, &f, &id, e);
+	if (r < 0)
+		return r;
+	r = f->backend->open_data(f, id, o.writable, &fd, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	en = famfs_fs_entry(f->fs, id);
+	type = en->file.ext_type;
+	if (type == FAMFS_EXT_INTERLEAVED)
+		chunk = en->file.ie[0].chunk_size;
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "htut", fd, famfs_ns_node(f->fs->ns, id)->size, type, chunk);
+	if (r >= 0)
+		r = append_extents(reply, en, NULL, NULL);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	close(fd);
+	return r;
+}
+
+static int method_open_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct call_opts o = {0};
+	const char *path;
+	int r;
+
+	/* Peek at the options: only writers need authorization. */
+	r = sd_bus_message_read(msg, "s", &path);
+	if (r >= 0)
+		r = read_options(msg, "writable", &o, e);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_rewind(msg, true);
+	if (r < 0)
+		return r;
+	if (!o.writable)
+		return do_open_file(msg, userdata, e);
+	return auth_check(userdata, msg, "org.famfs.manager.write-file", do_open_file, e);
+}
+
+static int method_replay_all(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	uint64_t before = 0, after = 0;
+
+	for (struct fsys *f = m->fsys; f; f = f->next) {
+		before += f->fs ? f->fs->replayed_total : 0;
+		fsys_follow(f);
+		after += f->fs ? f->fs->replayed_total : 0;
+	}
+	bus_schedule_flush(m);
+	return sd_bus_reply_method_return(msg, "t", after - before);
+}
+
+static int prop_manager(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			sd_bus_message *reply, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+
+	if (!strcmp(prop, "Version"))
+		return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+	if (!strcmp(prop, "MountRoot"))
+		return sd_bus_message_append(reply, "s", m->cfg.mount_root);
+	if (!strcmp(prop, "PollIntervalUSec"))
+		return sd_bus_message_append(reply, "t", m->cfg.poll_ms * 1000);
+	if (!strcmp(prop, "Polkit"))
+		return sd_bus_message_append(reply, "b", m->cfg.polkit);
+	return sd_bus_message_append(reply, "t", m->calls_denied);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("MountRoot", "s", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("PollIntervalUSec", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Polkit", "b", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("CallsDenied", "t", prop_manager, 0, 0),
+	SD_BUS_METHOD_WITH_ARGS("CreateFile",
+		SD_BUS_ARGS("s", path, "t", size, "u", mode, "a{sv}", options),
+		SD_BUS_RESULT("a(ttt)", extents),
+		method_create_file, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("CreateFiles",
+		SD_BUS_ARGS("a(stu)", files, "a{sv}", options),
+		SD_BUS_RESULT("u", created),
+		method_create_files, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Mkdir",
+		SD_BUS_ARGS("s", path, "u", mode, "a{sv}", options),
+		SD_BUS_NO_RESULT,
+		method_mkdir, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetFileMap",
+		SD_BUS_ARGS("s", path),
+		SD_BUS_RESULT("t", size, "u", mode, "u", uid, "u", gid, "a(ttt)", extents),
+		method_get_file_map, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("GetFileLayout",
+		SD_BUS_ARGS("s", path),
+		SD_BUS_RESULT("t", size, "u", mode, "u", uid, "u", gid, "u", extent_type,
+			      "t", chunk_size, "a(ttt)", extents),
+		method_get_file_layout, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListFiles",
+		SD_BUS_ARGS("s", path),
+		SD_BUS_RESULT("a(stuuu)", entries),
+		method_list_files, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListFileSystems",
+		SD_BUS_NO_ARGS,
+		SD_BUS_RESULT("a(osssss)", filesystems),
+		method_list_file_systems, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Check",
+		SD_BUS_ARGS("s", path, "a{sv}", options),
+		SD_BUS_RESULT("s", verdict, "t", errors, "t", warnings, "a(ssxss)", findings),
+		method_check, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("OpenFile",
+		SD_BUS_ARGS("s", path, "a{sv}", options),
+		SD_BUS_RESULT("h", fd, "t", size, "u", extent_type, "t", chunk_size, "a(ttt)", extents),
+		method_open_file, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Replay",
+		SD_BUS_NO_ARGS,
+		SD_BUS_RESULT("t", applied),
+		method_replay_all, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+
+/* ---- FileSystem1 ---- */
+
+static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		   sd_bus_message *reply, void *userdata, sd_bus_error *e)
+{
+	struct fsys *f = userdata;
+	uint64_t faults[3] = {0};
+	uint64_t v;
+	int r;
+
+	if (!strcmp(prop, "Device"))
+		return sd_bus_message_append(reply, "s", f->device);
+	if (!strcmp(prop, "MountPoint"))
+		return sd_bus_message_append(reply, "s", f->mountpoint);
+	if (!strcmp(prop, "UUID"))
+		return sd_bus_message_append(reply, "s", f->uuid);
+	if (!strcmp(prop, "Role"))
+		return sd_bus_message_append(reply, "s", role_name(f));
+	if (!strcmp(prop, "Backend"))
+		return sd_bus_message_append(reply, "s", f->backend->name);
+	if (!strcmp(prop, "Health"))
+		return sd_bus_message_append(reply, "s", health_name(f->health));
+	if (!strcmp(prop, "HealthReasons")) {
+		r = sd_bus_message_open_container(reply, 'a', "s");
+		for (size_t i = 0; r >= 0 && i < f->nreasons; i++)
+			r = sd_bus_message_append(reply, "s", f->reasons[i]);
+		return r < 0 ? r : sd_bus_message_close_container(reply);
+	}
+	if (!strncmp(prop, "Faults", 6) && f->fs)
+		(void)f->backend->fault_counters(f, faults);
+	if (!strcmp(prop, "LogEntriesUsed"))
+		v = fsys_log_used(f);
+	else if (!strcmp(prop, "LogEntriesTotal"))
+		v = fsys_log_total(f);
+	else if (!strcmp(prop, "Capacity"))
+		v = fsys_capacity(f);
+	else if (!strcmp(prop, "Allocated"))
+		v = fsys_allocated(f);
+	else if (!strcmp(prop, "Free"))
+		v = fsys_free_bytes(f);
+	else if (!strcmp(prop, "Files"))
+		v = fsys_count(f, false);
+	else if (!strcmp(prop, "Directories"))
+		v = fsys_count(f, true);
+	else if (!strcmp(prop, "EntriesReplayed"))
+		v = f->fs ? f->fs->replayed_total : 0;
+	else if (!strcmp(prop, "InvalidEntries"))
+		v = f->invalid_seen;
+	else if (!strcmp(prop, "TornTailRetries"))
+		v = f->torn_retries;
+	else if (!strcmp(prop, "LastReplay"))
+		v = f->last_replay;
+	else if (!strcmp(prop, "FaultsPTE"))
+		v = faults[0];
+	else if (!strcmp(prop, "FaultsPMD"))
+		v = faults[1];
+	else if (!strcmp(prop, "FaultsPUD"))
+		v = faults[2];
+	else
+		return sd_bus_error_setf(e, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no property %s", prop);
+	return sd_bus_message_append(reply, "t", v);
+}
+
+static int method_fs_replay(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct fsys *f = userdata;
+	uint64_t before = f->fs ? f->fs->replayed_total : 0;
+
+	fsys_follow(f);
+	bus_schedule_flush(f->m);
+	return sd_bus_reply_method_return(msg, "t", (f->fs ? f->fs->replayed_total : 0) - before);
+}
+
+static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct call_opts o = {0};
+	int r;
+
+	r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	return reply_check(msg, userdata, e);
+}
+
+#define FS_PROP(name, sig) SD_BUS_PROPERTY(name, sig, prop_fs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
+#define FS_CONST(name, sig) SD_BUS_PROPERTY(name, sig, prop_fs, 0, SD_BUS_VTABLE_PROPERTY_CONST)
+
+static const sd_bus_vtable fs_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	FS_CONST("Device", "s"),
+	FS_CONST("MountPoint", "s"),
+	FS_CONST("UUID", "s"),
+	FS_CONST("Backend", "s"),
+	FS_CONST("Role", "s"),
+	FS_PROP("Health", "s"),
+	FS_PROP("HealthReasons", "as"),
+	FS_PROP("LogEntriesUsed", "t"),
+	FS_PROP("LogEntriesTotal", "t"),
+	FS_PROP("Capacity", "t"),
+	FS_PROP("Allocated", "t"),
+	FS_PROP("Free", "t"),
+	FS_PROP("Files", "t"),
+	FS_PROP("Directories", "t"),
+	FS_PROP("EntriesReplayed", "t"),
+	FS_PROP("InvalidEntries", "t"),
+	FS_PROP("TornTailRetries", "t"),
+	FS_PROP("LastReplay", "t"),
+	FS_PROP("FaultsPTE", "t"),
+	FS_PROP("FaultsPMD", "t"),
+	FS_PROP("FaultsPUD", "t"),
+	SD_BUS_METHOD_WITH_ARGS("Replay", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", applied),
+				method_fs_replay, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Check", SD_BUS_ARGS("a{sv}", options),
+		SD_BUS_RESULT("s", verdict, "t", errors, "t", warnings, "a(ssxss)", findings),
+		method_fs_check, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL_WITH_ARGS("FilesAdded", SD_BUS_ARGS("as", paths), 0),
+	SD_BUS_VTABLE_END,
+};
+
+static int fs_find(sd_bus *bus, const char *path, const char *iface, void *userdata,
+		   void **found, sd_bus_error *e)
+{
+	struct fsys *f = manager_find_fsys_by_path(userdata, path);
+
+	if (!f)
+		return 0;
+	*found = f;
+	return 1;
+}
+
+static int fs_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+			sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	char **l = calloc(m->nfsys + 1, sizeof(*l));
+	size_t n = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (struct fsys *f = m->fsys; f; f = f->next) {
+		l[n] = strdup(f->object_path);
+		if (!l[n]) {
+			while (n > 0)
+				free(l[--n]);
+			free(l);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	*nodes = l;
+	return 1;
+}
+
+/* ---- change notification ---- */
+
+static void emit_files_added(struct manager *m, struct fsys *f)
+{
+	sd_bus_message *s = NULL;
+	int r;
+
+	r = sd_bus_message_new_signal(m->bus, &s, f->object_path, FS_IFACE, "FilesAdded");
+	if (r >= 0)
+		r = sd_bus_message_open_container(s, 'a', "s");
+	for (size_t i = 0; r >= 0 && i < f->npending; i++)
+		r = sd_bus_message_append(s, "s", f->pending[i]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(s);
+	if (r >= 0)
+		r = sd_bus_send(m->bus, s, NULL);
+	if (r < 0)
+		fprintf(stderr, "%s: cannot send FilesAdded: %s\n", f->mountpoint, strerror(-r));
+	sd_bus_message_unref(s);
+	for (size_t i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	f->npending = 0;
+}
+
+void bus_flush_changes(struct manager *m)
+{
+	for (struct fsys *f = m->fsys; f; f = f->next) {
+		if (f->dirty && m->bus) {
+			int r = sd_bus_emit_properties_changed(m->bus, f->object_path, FS_IFACE,
+							       "Health", "HealthReasons", "LogEntriesUsed",
+							       "Allocated", "Free", "Files", "Directories",
+							       "EntriesReplayed", "InvalidEntries",
+							       "TornTailRetries", "LastReplay", NULL);
+			if (r < 0)
+				fprintf(stderr, "%s: cannot send PropertiesChanged: %s\n", f->mountpoint,
+					strerror(-r));
+		}
+		f->dirty = false;
+		if (f->npending > 0 && m->bus)
+			emit_files_added(m, f);
+	}
+}
+
+static int on_flush(sd_event_source *s, void *userdata)
+{
+	bus_flush_changes(userdata);
+	return 0;
+}
+
+void bus_schedule_flush(struct manager *m)
+{
+	if (m->flush)
+		(void)sd_event_source_set_enabled(m->flush, SD_EVENT_ONESHOT);
+}
+
+int bus_add_fsys(struct manager *m, struct fsys *f)
+{
+	/* Objects exist through the fallback; announce late arrivals. */
+	if (m->bus && sd_bus_is_ready(m->bus) > 0)
+		return sd_bus_emit_object_added(m->bus, f->object_path);
+	return 0;
+}
+
+int bus_setup(struct manager *m)
+{
+	int r;
+
+	r = sd_bus_add_object_manager(m->bus, NULL, MANAGER_PATH);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_object_vtable(m->bus, NULL, MANAGER_PATH, MANAGER_IFACE, manager_vtable, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_fallback_vtable(m->bus, NULL, MANAGER_FS_PREFIX, FS_IFACE, fs_vtable, fs_find, m);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_node_enumerator(m->bus, NULL, MANAGER_FS_PREFIX, fs_enumerate, m);
+	if (r < 0)
+		return r;
+	r = sd_event_add_defer(m->event, &m->flush, on_flush, m);
+	if (r < 0)
+		return r;
+	(void)sd_event_source_set_enabled(m->flush, SD_EVENT_OFF);
+	(void)sd_event_source_set_priority(m->flush, SD_EVENT_PRIORITY_IDLE);
+	return sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+}

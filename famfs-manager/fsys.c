@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Attached file systems: attach (check, open, replay), the log follower and
+ * health.  Nothing here talks to the bus except through bus_schedule_flush().
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "check.h"
+#include "manager.h"
+#include "path.h"
+#include "superblock.h"
+
+const char *health_name(enum health h)
+{
+	switch (h) {
+	case HEALTH_OK:
+		return "ok";
+	case HEALTH_DEGRADED:
+		return "degraded";
+	default:
+		return "failed";
+	}
+}
+
+static uint64_t now_usec(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t fsys_capacity(const struct fsys *f)
+{
+	return f->fs ? f->fs->layout.dev_size : 0;
+}
+
+uint64_t fsys_allocated(const struct fsys *f)
+{
+	return f->fs ? f->fs->alloc.used * FAMFS_ALLOC_UNIT : 0;
+}
+
+uint64_t fsys_free_bytes(const struct fsys *f)
+{
+	return f->fs ? famfs_alloc_free_bytes(&f->fs->alloc) : 0;
+}
+
+uint64_t fsys_log_used(const struct fsys *f)
+{
+	return f->fs ? f->fs->applied : 0;
+}
+
+uint64_t fsys_log_total(const struct fsys *f)
+{
+	return f->fs ? f->fs->log->last_index + 1 : 0;
+}
+
+uint64_t fsys_count(const struct fsys *f, bool dirs)
+{
+	size_t n;
+
+	if (!f->fs)
+		return 0;
+	n = famfs_ns_count(f->fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE);
+	/* The root is a node, not a directory anyone created. */
+	return dirs && n > 0 ? n - 1 : n;
+}
+
+char *fsys_abspath(const struct fsys *f, const char *rel)
+{
+	size_t a = strlen(f->mountpoint), b = strlen(rel);
+	char *p = malloc(a + b + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, f->mountpoint, a);
+	if (b) {
+		p[a] = '/';
+		memcpy(p + a + 1, rel, b + 1);
+	} else {
+		p[a] = '\0';
+	}
+	return p;
+}
+
+static void clear_reasons(struct fsys *f)
+{
+	for (size_t i = 0; i < f->nreasons; i++)
+		free(f->reasons[i]);
+	f->nreasons = 0;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void add_reason(char **list, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (*n >= MANAGER_MAX_REASONS)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		list[(*n)++] = s;
+	va_end(ap);
+}
+
+void fsys_update_health(struct fsys *f)
+{
+	char *r[MANAGER_MAX_REASONS];
+	size_t n = 0;
+	enum health h = HEALTH_OK;
+	bool same;
+
+	if (!f->fs) {
+		add_reason(r, &n, "%s", f->attach_error);
+		h = HEALTH_FAILED;
+	} else {
+		uint64_t used = fsys_log_used(f), total = fsys_log_total(f);
+		uint64_t cap = fsys_capacity(f), alloc = fsys_allocated(f);
+
+		if (f->device_gone) {
+			add_reason(r, &n, "device gone: %s no longer exists", f->device);
+			h = HEALTH_FAILED;
+		}
+		if (f->header_error[0]) {
+			add_reason(r, &n, "log header invalid: %s", f->header_error);
+			h = HEALTH_FAILED;
+		}
+		if (f->corrupt[0]) {
+			add_reason(r, &n, "%s", f->corrupt);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+		if (f->stalled && now_usec(CLOCK_MONOTONIC) - f->stall_since >= f->m->cfg.grace_ms * 1000) {
+			if (!f->corrupt[0])
+				add_reason(r, &n, "log corrupt at index %" PRIu64 ": %s", f->stall_index,
+					   f->stall_msg);
+			add_reason(r, &n, "follower stuck at log index %" PRIu64 " for %" PRIu64 " s",
+				   f->stall_index,
+				   (now_usec(CLOCK_MONOTONIC) - f->stall_since) / 1000000);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+		if (f->fs->rejected_total > 0) {
+			add_reason(r, &n, "%" PRIu64 " log entries refused; last: %s", f->fs->rejected_total,
+				   f->fs->last_rejected);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+		if (f->fs->crosslinked_units > 0) {
+			add_reason(r, &n, "%" PRIu64 " allocation units are claimed by more than one file",
+				   f->fs->crosslinked_units);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+		if (total > 0 && used * 100 >= total * MANAGER_LOG_FULL_PERCENT) {
+			add_reason(r, &n, "log %" PRIu64 "%% full (%" PRIu64 " of %" PRIu64 " entries)",
+				   used * 100 / total, used, total);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+		if (cap > 0 && alloc * 100 >= cap * MANAGER_SPACE_FULL_PERCENT) {
+			add_reason(r, &n, "space %" PRIu64 "%% used (%" PRIu64 " of %" PRIu64 " bytes)",
+				   alloc * 100 / cap, alloc, cap);
+			if (h < HEALTH_DEGRADED)
+				h = HEALTH_DEGRADED;
+		}
+	}
+	same = h == f->health && n == f->nreasons;
+	for (size_t i = 0; same && i < n; i++)
+		same = strcmp(r[i], f->reasons[i]) == 0;
+	if (same) {
+		for (size_t i = 0; i < n; i++)
+			free(r[i]);
+		return;
+	}
+	clear_reasons(f);
+	memcpy(f->reasons, r, n * sizeof(*r));
+	f->nreasons = n;
+	f->health = h;
+	f->dirty = true;
+}
+
+void fsys_note_new_node(struct fsys *f, uint32_t node)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	struct famfs_err err = {0};
+
+	if (f->backend->instantiate && f->backend->instantiate(f, node, &err) < 0)
+		fprintf(stderr, "%s: cannot instantiate \"%s\": %s\n", f->mountpoint, n->path, err.msg);
+	f->dirty = true;
+	f->last_replay = now_usec(CLOCK_REALTIME);
+	if (!f->announcing || !n)
+		return;
+	if (f->npending == f->cpending) {
+		size_t c = f->cpending ? f->cpending * 2 : 64;
+		char **p = realloc(f->pending, c * sizeof(*p));
+
+		if (!p)
+			return;
+		f->pending = p;
+		f->cpending = c;
+	}
+	f->pending[f->npending] = fsys_abspath(f, n->path);
+	if (f->pending[f->npending])
+		f->npending++;
+}
+
+static void on_apply(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,
+		     uint32_t node, void *userdata)
+{
+	fsys_note_new_node(userdata, node);
+}
+
+static bool device_present(struct fsys *f)
+{
+	struct stat st;
+
+	if (stat(f->device, &st) < 0)
+		return false;
+	if (fstat(f->fs->dev->fd, &st) < 0 || st.st_nlink == 0)
+		return false;
+	return true;
+}
+
+bool fsys_follow(struct fsys *f)
+{
+	struct famfs_replay_result res;
+	struct famfs_err err = {0};
+	uint64_t rejected_before;
+	int r;
+
+	if (!f->fs)
+		return false;
+	f->polls++;
+	if (!device_present(f)) {
+		if (!f->device_gone) {
+			f->device_gone = true;
+			fprintf(stderr, "%s: device %s is gone\n", f->mountpoint, f->device);
+		}
+		fsys_update_health(f);
+		return f->dirty;
+	}
+	f->device_gone = false;
+	rejected_before = f->fs->rejected_total;
+	r = famfs_fs_replay(f->fs, on_apply, f, &res, &err);
+	if (r < 0) {
+		if (strcmp(f->header_error, err.msg) != 0) {
+			fprintf(stderr, "%s: %s\n", f->mountpoint, err.msg);
+			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
+		}
+	} else {
+		f->header_error[0] = '\0';
+		if (res.stalled) {
+			if (!f->stalled || f->stall_index != res.stalled_index) {
+				f->stalled = true;
+				f->stall_index = res.stalled_index;
+				f->stall_since = now_usec(CLOCK_MONOTONIC);
+				f->invalid_seen++;
+				f->dirty = true;
+			}
+			snprintf(f->stall_msg, sizeof(f->stall_msg), "%s", res.stall_msg);
+			f->torn_retries++;
+		} else if (f->stalled) {
+			f->stalled = false;
+			f->dirty = true;
+		}
+		if (f->fs->rejected_total != rejected_before) {
+			f->invalid_seen += f->fs->rejected_total - rejected_before;
+			f->dirty = true;
+		}
+	}
+	fsys_update_health(f);
+	return f->dirty;
+}
+
+static void set_uuid(struct fsys *f, const uint8_t *u)
+{
+	static const uint8_t zero[16];
+
+	if (memcmp(u, zero, 16) == 0)
+		f->uuid[0] = '\0';
+	else
+		uuid_unparse_lower(u, f->uuid);
+}
+
+/* Runs the checker and keeps the first damage it reports as a reason. */
+static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
+{
+	struct famfs_check_report *rep = NULL;
+	int r;
+
+	r = famfs_check_medium(base, size, 0, &rep);
+	if (r < 0) {
+		snprintf(f->corrupt, sizeof(f->corrupt), "cannot check: %s", strerror(-r));
+		return;
+	}
+	if (!f->uuid[0] && rep->summary.superblock_valid)
+		set_uuid(f, rep->summary.uuid);
+	if (famfs_check_report_errors(rep) > 0 && !famfs_check_repair_fixes_all(rep)) {
+		for (size_t k = 0; k < rep->nfindings; k++) {
+			const struct famfs_finding *x = &rep->findings[k];
+
+			if (x->severity < FAMFS_SEV_ERROR)
+				continue;
+			if (x->index >= 0)
+				snprintf(f->corrupt, sizeof(f->corrupt), "log corrupt at index %" PRId64 ": %s",
+					 x->index, x->message);
+			else
+				snprintf(f->corrupt, sizeof(f->corrupt), "%s", x->message);
+			break;
+		}
+		if (!f->corrupt[0])
+			snprintf(f->corrupt, sizeof(f->corrupt), "%zu errors found by the checker",
+				 famfs_check_report_errors(rep));
+	}
+	famfs_check_report_free(rep);
+}
+
+static char *pick_mountpoint(struct manager *m, const char *device)
+{
+	const char *b = strrchr(device, '/');
+	char name[128], *mp;
+	size_t n = 0;
+
+	b = b ? b + 1 : device;
+	for (; *b && n < sizeof(name) - 8; b++)
+		name[n++] = (isalnum((unsigned char)*b) || *b == '.' || *b == '-' || *b == '_') ? *b : '_';
+	name[n] = '\0';
+	if (n > 4 && strcmp(name + n - 4, ".img") == 0)
+		name[n -= 4] = '\0';
+	if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		snprintf(name, sizeof(name), "fs");
+	for (unsigned k = 0; k <= MANAGER_MAX_DEVICES; k++) {
+		bool taken = false;
+		int r;
+
+		if (k == 0)
+			r = asprintf(&mp, "%s/%s", m->cfg.mount_root, name);
+		else
+			r = asprintf(&mp, "%s/%s-%u", m->cfg.mount_root, name, k);
+		if (r < 0)
+			return NULL;
+		for (struct fsys *o = m->fsys; o; o = o->next)
+			taken |= strcmp(o->mountpoint, mp) == 0;
+		if (!taken)
+			return mp;
+		free(mp);
+	}
+	return NULL;
+}
+
+int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
+{
+	struct famfs_err err = {0};
+	struct fsys *f;
+	unsigned flags;
+	int r;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->m = m;
+	f->backend = &backend_view;
+	f->device = strdup(device);
+	f->mountpoint = pick_mountpoint(m, device);
+	if (!f->device || !f->mountpoint) {
+		fsys_free(f);
+		return -ENOMEM;
+	}
+	/* Masters need write access; try it, and fall back to reading. */
+	flags = FAMFS_DEVICE_WRITE;
+	r = famfs_fs_open(device, flags, m->have_host_uuid ? m->host_uuid : NULL, &f->fs, &err);
+	if (r == -EACCES || r == -EROFS || r == -EPERM) {
+		memset(&err, 0, sizeof(err));
+		r = famfs_fs_open(device, 0, m->have_host_uuid ? m->host_uuid : NULL, &f->fs, &err);
+	}
+	if (r < 0) {
+		struct famfs_device *dev = NULL;
+		struct famfs_err e2 = {0};
+
+		snprintf(f->attach_error, sizeof(f->attach_error), "%s%s",
+			 r == -EUCLEAN ? "bad superblock or log header: " : "cannot attach: ", err.msg);
+		f->fs = NULL;
+		if (famfs_device_open(device, 0, &dev, &e2) == 0) {
+			check_at_attach(f, dev->base, dev->size);
+			famfs_device_close(dev);
+		}
+		f->corrupt[0] = '\0';
+	} else {
+		set_uuid(f, f->fs->sb->uuid);
+		check_at_attach(f, f->fs->dev->base, f->fs->dev->size);
+		r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
+		if (r < 0)
+			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
+		/* A stall at attach starts the grace period like any other. */
+		fsys_follow(f);
+		if (f->backend->attach && f->backend->attach(f, &err) < 0) {
+			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
+				 f->backend->name, err.msg);
+			f->fs = famfs_fs_close(f->fs);
+		}
+	}
+	if (f->uuid[0])
+		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->uuid, &f->object_path);
+	else
+		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->device, &f->object_path);
+	if (r < 0) {
+		fsys_free(f);
+		return r;
+	}
+	for (struct fsys *o = m->fsys; o; o = o->next) {
+		if (strcmp(o->object_path, f->object_path) == 0) {
+			fprintf(stderr, "%s: file system %s is already attached from %s; ignoring this device\n",
+				device, f->uuid, o->device);
+			fsys_free(f);
+			return -EEXIST;
+		}
+	}
+	f->announcing = true;
+	f->dirty = false;
+	fsys_update_health(f);
+	f->dirty = false;
+	*ret = f;
+	return 0;
+}
+
+struct fsys *fsys_free(struct fsys *f)
+{
+	if (!f)
+		return NULL;
+	if (f->fs && f->backend->detach)
+		f->backend->detach(f);
+	famfs_fs_close(f->fs);
+	clear_reasons(f);
+	for (size_t i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	free(f->pending);
+	free(f->device);
+	free(f->mountpoint);
+	free(f->object_path);
+	free(f);
+	return NULL;
+}
+
+struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path)
+{
+	for (struct fsys *f = m->fsys; f; f = f->next)
+		if (strcmp(f->object_path, path) == 0)
+			return f;
+	return NULL;
+}
+
+int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
+		    char *ret_rel, size_t rel_size, struct famfs_err *err)
+{
+	struct fsys *best = NULL;
+	size_t best_len = 0;
+
+	if (abspath[0] != '/')
+		return famfs_err_set(err, -EINVAL, "path \"%s\" is not absolute", abspath);
+	for (struct fsys *f = m->fsys; f; f = f->next) {
+		size_t n = strlen(f->mountpoint);
+
+		if (strncmp(abspath, f->mountpoint, n) == 0 && (abspath[n] == '\0' || abspath[n] == '/') &&
+		    n > best_len) {
+			best = f;
+			best_len = n;
+		}
+	}
+	if (!best)
+		return famfs_err_set(err, -ENODEV, "\"%s\" is not under the mount point of any attached famfs file system (mount root %s)",
+				     abspath, m->cfg.mount_root);
+	*ret_f = best;
+	/* The mount point itself, with any trailing slashes, is the root. */
+	for (const char *p = abspath + best_len;; p++) {
+		if (*p == '\0') {
+			if (rel_size > 0)
+				ret_rel[0] = '\0';
+			return 0;
+		}
+		if (*p != '/')
+			break;
+	}
+	return famfs_path_relative(best->mountpoint, abspath, ret_rel, rel_size, err);
+}

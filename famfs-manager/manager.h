@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * famfs-manager: the daemon's state.  One struct manager per process, one
+ * struct fsys per attached device.  The format work is libfamfs's; this
+ * layer adds roles, health, the log follower, the backend seam and the bus.
+ */
+#ifndef FAMFS_MANAGER_H
+#define FAMFS_MANAGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "error.h"
+#include "fs.h"
+
+#define MANAGER_BUS_NAME   "org.famfs.Manager"
+#define MANAGER_PATH       "/org/famfs/Manager"
+#define MANAGER_FS_PREFIX  "/org/famfs/Manager/fs"
+#define MANAGER_IFACE      "org.famfs.Manager1"
+#define FS_IFACE           "org.famfs.FileSystem1"
+
+#define MANAGER_DEFAULT_CONFIG        FAMFS_SYSCONFDIR "/manager.conf"
+#define MANAGER_DEFAULT_MOUNT_ROOT    "/run/famfs"
+#define MANAGER_DEFAULT_POLL_MS       100
+#define MANAGER_DEFAULT_GRACE_MS      2000
+#define MANAGER_MAX_DEVICES           64
+#define MANAGER_MAX_REASONS           16
+
+/* Thresholds for the degraded health state. */
+#define MANAGER_LOG_FULL_PERCENT      90
+#define MANAGER_SPACE_FULL_PERCENT    95
+
+enum health {
+	HEALTH_OK,
+	HEALTH_DEGRADED,
+	HEALTH_FAILED,
+};
+
+const char *health_name(enum health h);
+
+struct fsys;
+
+/*
+ * What makes files visible on this host.  The view backend keeps the
+ * namespace in the daemon only; a kernel backend (famfs.ko: mount, .meta
+ * files, MAP_CREATE) implements the same five operations.
+ */
+struct backend_ops {
+	const char *name;
+	/* after the log has been replayed at attach */
+	int (*attach)(struct fsys *f, struct famfs_err *err);
+	/* a namespace node (file or directory) was added, by replay or by us */
+	int (*instantiate)(struct fsys *f, uint32_t node, struct famfs_err *err);
+	/* an fd through which a caller reaches a file's data at its extents */
+	int (*open_data)(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
+			 struct famfs_err *err);
+	/* PTE, PMD, PUD faults; -EOPNOTSUPP when the backend has none */
+	int (*fault_counters)(struct fsys *f, uint64_t ret[3]);
+	void (*detach)(struct fsys *f);
+};
+
+extern const struct backend_ops backend_view;
+
+struct fsys {
+	struct manager *m;
+	char *device;
+	char *mountpoint;
+	char *object_path;
+	char uuid[37];                  /* "" when the superblock is unreadable */
+	const struct backend_ops *backend;
+	void *backend_data;
+	struct famfs_fs *fs;            /* NULL when attach failed */
+
+	enum health health;
+	char *reasons[MANAGER_MAX_REASONS];
+	size_t nreasons;
+
+	char attach_error[FAMFS_ERR_MSG_MAX];   /* why fs is NULL */
+	char corrupt[FAMFS_ERR_MSG_MAX];        /* check found damage at attach */
+	char header_error[FAMFS_ERR_MSG_MAX];   /* log header went bad while following */
+	bool device_gone;
+
+	/* follower */
+	bool stalled;
+	uint64_t stall_index;
+	uint64_t stall_since;           /* CLOCK_MONOTONIC usec */
+	char stall_msg[FAMFS_ERR_MSG_MAX];
+	uint64_t invalid_seen;          /* stalls at a new index + refused entries */
+	uint64_t torn_retries;          /* ticks spent waiting on an invalid tail */
+	uint64_t last_replay;           /* CLOCK_REALTIME usec of the last applied entry */
+	uint64_t polls;
+
+	bool announcing;                /* collect new paths for FilesAdded */
+	char **pending;
+	size_t npending, cpending;
+	bool dirty;
+
+	struct fsys *next;
+};
+
+struct manager_config {
+	char *devices[MANAGER_MAX_DEVICES];
+	size_t ndevices;
+	char *mount_root;
+	uint64_t poll_ms;
+	uint64_t grace_ms;
+	char *system_uuid_file;
+	bool polkit;
+};
+
+struct sender_cache_entry {
+	char name[64];
+	uid_t uid;
+	gid_t gid;
+};
+
+struct manager {
+	sd_event *event;
+	sd_bus *bus;
+	sd_event_source *timer;
+	sd_event_source *flush;
+	struct manager_config cfg;
+	uint8_t host_uuid[16];
+	bool have_host_uuid;
+	struct fsys *fsys;
+	size_t nfsys;
+	struct sender_cache_entry senders[32];
+	unsigned sender_next;
+	uint64_t calls_denied;
+};
+
+/* config.c */
+void config_init(struct manager_config *c);
+void config_free(struct manager_config *c);
+/* Reads an ini file; a missing file is fine unless @must_exist. */
+int config_load(struct manager_config *c, const char *path, bool must_exist,
+		char *errbuf, size_t errlen);
+int config_add_device(struct manager_config *c, const char *path, char *errbuf, size_t errlen);
+
+/* fsys.c */
+int fsys_attach(struct manager *m, const char *device, struct fsys **ret);
+struct fsys *fsys_free(struct fsys *f);
+/* One follower step; returns whether anything visible changed. */
+bool fsys_follow(struct fsys *f);
+void fsys_update_health(struct fsys *f);
+struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path);
+/* Finds the file system @abspath is under and the relative path ("" for its root). */
+int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
+		    char *ret_rel, size_t rel_size, struct famfs_err *err);
+void fsys_note_new_node(struct fsys *f, uint32_t node);
+uint64_t fsys_capacity(const struct fsys *f);
+uint64_t fsys_allocated(const struct fsys *f);
+uint64_t fsys_free_bytes(const struct fsys *f);
+uint64_t fsys_log_used(const struct fsys *f);
+uint64_t fsys_log_total(const struct fsys *f);
+uint64_t fsys_count(const struct fsys *f, bool dirs);
+char *fsys_abspath(const struct fsys *f, const char *rel);
+
+/* bus.c */
+int bus_setup(struct manager *m);
+int bus_add_fsys(struct manager *m, struct fsys *f);
+void bus_flush_changes(struct manager *m);
+void bus_schedule_flush(struct manager *m);
+int bus_error_from_errno(sd_bus_error *e, int r, const char *msg);
+
+/* auth.c */
+typedef int (*auth_continue_fn)(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+/*
+ * Lets root through at once; asks polkit for anyone else (the reply comes
+ * later, and then @cont runs); denies when polkit is off or absent.
+ */
+int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
+	       auth_continue_fn cont, sd_bus_error *e);
+int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid);
+
+#endif
