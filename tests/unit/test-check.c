@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The checker engine on media built in memory. */
+#include <glib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "check.h"
+#include "log.h"
+#include "superblock.h"
+#include "testutil.h"
+
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+#define AU  (2 * MiB)
+
+struct medium {
+	uint8_t *base;
+	uint64_t size;
+	struct famfs_log_header *log;
+};
+
+static void medium_new(struct medium *m, uint64_t size, uint64_t log_len)
+{
+	struct famfs_superblock sb;
+
+	m->size = size;
+	m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	g_assert_true(m->base != MAP_FAILED);
+	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
+		.dev_size = size, .log_len = log_len, .system_uuid = test_host_uuid, .dev_name = "mem" });
+	memcpy(m->base, &sb, sizeof(sb));
+	m->log = (void *)(m->base + FAMFS_LOG_OFFSET);
+	famfs_log_format(m->log, log_len);
+}
+
+static void add_file(struct medium *m, const char *path, uint64_t offset, uint64_t len)
+{
+	struct famfs_fmap map = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 1 };
+	struct famfs_log_entry e;
+
+	map.se[0] = (struct famfs_simple_extent){ 0, offset, len };
+	g_assert_cmpint(famfs_entry_make_file(&e, path, len, 0644, 0, 0, &map, NULL), ==, 0);
+	g_assert_cmpint(famfs_log_append(m->log, &e, 1, NULL), ==, 0);
+}
+
+static struct famfs_check_report *check(struct medium *m)
+{
+	struct famfs_check_report *r = NULL;
+
+	g_assert_cmpint(famfs_check_medium(m->base, m->size, 0, &r), ==, 0);
+	return r;
+}
+
+static size_t count(const struct famfs_check_report *r, enum famfs_finding_code code)
+{
+	return r->per_code[code];
+}
+
+/* A large log takes the threaded CRC path; damage in the middle and at the tail is told apart. */
+static void test_large_log_middle_and_tail(void)
+{
+	struct medium m;
+	struct famfs_log_entry *slots;
+	struct famfs_check_report *r;
+	uint64_t data = famfs_data_start(16 * MiB);
+
+	medium_new(&m, data + 30000 * AU, 16 * MiB);
+	for (unsigned int i = 0; i < 30000; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(&m, name, data + (uint64_t)i * AU, AU);
+	}
+	slots = famfs_log_entries(m.log);
+	slots[12345].crc ^= 0x10;          /* damage in the middle: not repairable */
+	slots[29998].seqnum = 7;           /* the last two: a torn tail */
+	slots[29999].crc ^= 1;
+	r = check(&m);
+	g_assert_cmpuint(r->summary.bad_entries, ==, 3);
+	g_assert_cmpuint(r->summary.files, ==, 29997);
+	g_assert_cmpuint(count(r, FAMFS_F_ENTRY_CRC), ==, 2);
+	g_assert_cmpuint(count(r, FAMFS_F_ENTRY_SEQNUM), ==, 1);
+	g_assert_true(r->repair.needed);
+	g_assert_cmpuint(r->repair.new_next_index, ==, 29998);
+	g_assert_false(famfs_check_repair_fixes_all(r));
+	famfs_check_report_free(r);
+
+	slots[12345].crc ^= 0x10;
+	r = check(&m);
+	g_assert_true(famfs_check_repair_fixes_all(r));
+	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+/* Out-of-order and nested extents: every overlapping file is named with a partner. */
+static void test_crosslink_pairs(void)
+{
+	struct medium m;
+	struct famfs_check_report *r;
+	uint64_t data = famfs_data_start(8 * MiB);
+	bool seen_inner = false, seen_tail = false;
+
+	medium_new(&m, GiB, 8 * MiB);
+	add_file(&m, "late", data + 40 * AU, 2 * AU);
+	add_file(&m, "big", data + 10 * AU, 20 * AU);
+	add_file(&m, "inner", data + 12 * AU, AU);
+	add_file(&m, "tail", data + 29 * AU, 2 * AU);
+	add_file(&m, "alone", data + 50 * AU, AU);
+	r = check(&m);
+	g_assert_cmpuint(count(r, FAMFS_F_CROSSLINK), ==, 2);
+	for (size_t k = 0; k < r->nfindings; k++) {
+		const struct famfs_finding *f = &r->findings[k];
+
+		if (f->code != FAMFS_F_CROSSLINK)
+			continue;
+		g_assert_cmpstr(f->other_path, ==, "big");
+		if (strcmp(f->path, "inner") == 0) {
+			seen_inner = true;
+			g_assert_cmpuint(f->offset, ==, data + 12 * AU);
+			g_assert_cmpuint(f->length, ==, AU);
+		} else if (strcmp(f->path, "tail") == 0) {
+			seen_tail = true;
+			g_assert_cmpuint(f->offset, ==, data + 29 * AU);
+			g_assert_cmpuint(f->length, ==, AU);
+		}
+	}
+	g_assert_true(seen_inner && seen_tail);
+	g_assert_cmpuint(r->summary.crosslinked_units, ==, 2);
+	g_assert_cmpuint(r->summary.allocated, ==, data + (20 + 1 + 2 + 1) * AU);
+	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+/* A garbage next_index: the written log is the run of intact slots. */
+static void test_garbage_next_index(void)
+{
+	struct medium m;
+	struct famfs_check_report *r;
+	uint64_t data = famfs_data_start(8 * MiB);
+
+	medium_new(&m, GiB, 8 * MiB);
+	for (unsigned int i = 0; i < 5; i++) {
+		char name[8];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(&m, name, data + i * AU, AU);
+	}
+	m.log->next_index = UINT64_MAX / 3;
+	r = check(&m);
+	g_assert_cmpuint(count(r, FAMFS_F_LOG_NEXT_INDEX), ==, 1);
+	g_assert_true(r->repair.needed);
+	g_assert_cmpuint(r->repair.new_next_index, ==, 5);
+	g_assert_cmpuint(r->summary.files, ==, 5);
+	g_assert_true(famfs_check_repair_fixes_all(r));
+	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+/* Too small to hold what the superblock claims: fatal, and nothing past it is read. */
+static void test_truncated_medium(void)
+{
+	struct medium m;
+	struct famfs_check_report *r = NULL;
+
+	medium_new(&m, GiB, 8 * MiB);
+	g_assert_cmpint(famfs_check_medium(m.base, 4 * MiB, 0, &r), ==, 0);
+	g_assert_cmpuint(count(r, FAMFS_F_SB_DEV_SIZE), ==, 1);
+	g_assert_cmpuint(count(r, FAMFS_F_DEVICE_TOO_SMALL), ==, 1);
+	g_assert_cmpuint(r->by_severity[FAMFS_SEV_FATAL], ==, 1);
+	famfs_check_report_free(r);
+	g_assert_cmpint(famfs_check_medium(m.base, 7, 0, &r), ==, 0);
+	g_assert_cmpuint(count(r, FAMFS_F_DEVICE_TOO_SMALL), ==, 1);
+	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+/* A flood of one finding is capped, and counted. */
+static void test_findings_capped(void)
+{
+	struct medium m;
+	struct famfs_check_report *r;
+	uint64_t data = famfs_data_start(8 * MiB);
+
+	medium_new(&m, GiB, 8 * MiB);
+	for (unsigned int i = 0; i < 3000; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "same%u", i);
+		add_file(&m, name, data, AU);
+	}
+	r = check(&m);
+	g_assert_cmpuint(count(r, FAMFS_F_CROSSLINK), ==, 2999);
+	g_assert_cmpuint(r->suppressed, ==, 2999 - FAMFS_CHECK_MAX_PER_CODE);
+	g_assert_cmpuint(famfs_check_report_errors(r), ==, 2999);
+	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/check/large-log-middle-and-tail", test_large_log_middle_and_tail);
+	g_test_add_func("/check/crosslink-pairs", test_crosslink_pairs);
+	g_test_add_func("/check/garbage-next-index", test_garbage_next_index);
+	g_test_add_func("/check/truncated-medium", test_truncated_medium);
+	g_test_add_func("/check/findings-capped", test_findings_capped);
+	return g_test_run();
+}
