@@ -805,6 +805,15 @@ static void c_crosslink(struct img *m)
 	append(m, &e);
 }
 
+/* x3 overlaps both x1 and x2, which overlap each other. */
+static void c_crosslink_triple(struct img *m)
+{
+	base_tree(m);
+	add_file(m, "x1", 4 * MiB, 20 * MiB, 4 * MiB);
+	add_file(m, "x2", 1 * MiB, 22 * MiB, 2 * MiB);
+	add_file(m, "x3", 4 * MiB, 22 * MiB, 4 * MiB);
+}
+
 /* ---- the table ---- */
 
 struct mkcase {
@@ -903,6 +912,12 @@ static const struct mkcase cases[] = {
 
 	{ "f_crosslink", "", "cross-links: x1/a/x2 share a unit, a/b/striped shares f1's (crosslink)",
 	  c_crosslink },
+	{ "f_crosslink_triple", "", "cross-links: three files on one unit (crosslink)", c_crosslink_triple },
+
+	{ "f_json_crosslink", "-n --json", "JSON report: cross-link pairs with paths and range", c_crosslink },
+	{ "f_json_sb_magic", "-n --json", "JSON report: fatal superblock-magic", c_sb_magic },
+	{ "f_json_torn_tail", "-y --json", "JSON report: torn tail repaired, actions listed", c_torn_tail },
+	{ "f_json_clean", "-n --json", "JSON report: clean populated file system", c_clean_populated },
 };
 
 static void write_image(const struct mkcase *c, const char *out)

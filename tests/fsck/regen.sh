@@ -33,5 +33,9 @@ while IFS='|' read -r name opts desc; do
 	case " $opts " in *" -y "*|*" -p "*) : >"$dir/expect.2" ;; esac
 	done_cases="$done_cases $name"
 done <"$tmp/list"
+if [ -z "$done_cases" ]; then
+	echo "regen.sh: no such case in mkcase --list: $*" >&2
+	exit 1
+fi
 # shellcheck disable=SC2086
 sh "$here/run-case.sh" --update "$fsck" "$here" $done_cases
