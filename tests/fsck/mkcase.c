@@ -4,6 +4,7 @@
  *
  *   mkcase --list               one line per case: NAME|OPTS|DESCRIPTION
  *   mkcase CASE OUTPUT.img      writes the (sparse) image of CASE
+ *   mkcase --fuzz N SEED        checks N randomly damaged media (TAP)
  *
  * Every image starts as a small famfs file system made with libfamfs (64 MiB
  * device, 8 MiB log, fixed UUIDs so the output is reproducible); the case
@@ -20,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "log.h"
 #include "omf.h"
 #include "superblock.h"
@@ -920,6 +922,143 @@ static const struct mkcase cases[] = {
 	{ "f_json_clean", "-n --json", "JSON report: clean populated file system", c_clean_populated },
 };
 
+/* ---- random damage: the checker on thousands of mutated media ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * UINT64_C(2685821657736338717);
+}
+
+static void fix_crcs(struct img *m, uint64_t nentries)
+{
+	sb_recrc(m);
+	log_recrc(m);
+	for (uint64_t i = 0; i < nentries; i++)
+		ent_recrc(m, i);
+}
+
+/* What every report must satisfy, whatever the medium holds. */
+static int report_sane(const struct famfs_check_report *r, uint64_t slots, const char **why)
+{
+	size_t sev = 0;
+
+	for (size_t k = 0; k < r->nfindings; k++) {
+		const struct famfs_finding *f = &r->findings[k];
+
+		if ((unsigned)f->code >= _FAMFS_F_MAX || f->code == FAMFS_OK)
+			return *why = "finding with an invalid code", 0;
+		if ((unsigned)f->severity > FAMFS_SEV_FATAL)
+			return *why = "finding with an invalid severity", 0;
+		if (!memchr(f->message, 0, sizeof(f->message)) || !memchr(f->path, 0, sizeof(f->path)) ||
+		    !memchr(f->other_path, 0, sizeof(f->other_path)) || f->message[0] == 0)
+			return *why = "finding with an unterminated or empty text", 0;
+	}
+	for (int s = 0; s <= FAMFS_SEV_FATAL; s++)
+		sev += r->by_severity[s];
+	if (sev != r->nfindings + r->suppressed)
+		return *why = "severity counts disagree with the findings", 0;
+	if (r->repair.needed && r->summary.log_valid && r->repair.new_next_index > slots)
+		return *why = "repair would move next_index past the log", 0;
+	return 1;
+}
+
+/*
+ * Mutates the populated file system @iterations times and checks each
+ * result: no crash (run it under ASan), a sane report, and where the repair
+ * plan claims to fix everything, applying it leaves a clean file system.
+ */
+static int fuzz(uint64_t iterations, uint64_t seed)
+{
+	const uint64_t meta = FAMFS_LOG_OFFSET + 48 + 16 * sizeof(struct famfs_log_entry);
+	uint64_t slots = famfs_log_slots(LOG_LEN), nentries, repaired = 0, fatal = 0, clean = 0;
+	struct img pristine = { .size = DEV_SIZE }, m = { .size = DEV_SIZE };
+
+	rng_state = seed ? seed : 1;
+	pristine.base = calloc(1, DEV_SIZE);
+	m.base = calloc(1, DEV_SIZE);
+	if (!pristine.base || !m.base)
+		die("out of memory");
+	c_clean_populated(&pristine);
+	nentries = pristine.h->next_index;
+	memcpy(m.base, pristine.base, DEV_SIZE);
+	m.sb = (struct famfs_superblock *)m.base;
+	m.h = (struct famfs_log_header *)(m.base + FAMFS_LOG_OFFSET);
+
+	printf("1..1\n");
+	for (uint64_t it = 0; it < iterations; it++) {
+		struct famfs_check_report *r = NULL;
+		uint64_t medium = DEV_SIZE, nbytes = 1 + rnd() % 8;
+		const uint8_t *base = m.base;
+		uint8_t *cut = NULL;
+		const char *why = NULL;
+
+		memcpy(m.base, pristine.base, meta);
+		for (uint64_t k = 0; k < nbytes; k++) {
+			uint64_t where = rnd() % 4, off;
+
+			if (where == 0)
+				off = rnd() % sizeof(struct famfs_superblock);
+			else if (where == 1)
+				off = FAMFS_LOG_OFFSET + rnd() % sizeof(struct famfs_log_header);
+			else
+				off = FAMFS_LOG_OFFSET + 48 + rnd() % ((nentries + 1) * sizeof(struct famfs_log_entry));
+			m.base[off] = (rnd() % 3 == 0) ? 0xff : (uint8_t)rnd();
+		}
+		if (rnd() % 2)
+			fix_crcs(&m, nentries + 1);
+		/* now and then a medium cut short, in a buffer of exactly that size */
+		if (rnd() % 8 == 0) {
+			medium = 1 + rnd() % meta;
+			cut = malloc(medium);
+			if (!cut)
+				die("out of memory");
+			memcpy(cut, m.base, medium);
+			base = cut;
+		}
+		if (famfs_check_medium(base, medium, 0, &r) < 0 || !r)
+			die("famfs_check_medium failed");
+		if (!report_sane(r, slots, &why)) {
+			printf("not ok 1 - iteration %llu (seed %llu): %s\n", (unsigned long long)it,
+			       (unsigned long long)seed, why);
+			return 1;
+		}
+		if (famfs_check_report_errors(r) == 0)
+			clean++;
+		if (r->by_severity[FAMFS_SEV_FATAL])
+			fatal++;
+		if (!cut && famfs_check_repair_fixes_all(r)) {
+			struct famfs_check_report *r2 = NULL;
+
+			m.h->next_index = r->repair.new_next_index;
+			m.h->next_seqnum = r->repair.new_next_index;
+			if (famfs_check_medium(m.base, medium, 0, &r2) < 0)
+				die("famfs_check_medium failed");
+			if (famfs_check_report_errors(r2) != 0) {
+				printf("not ok 1 - iteration %llu (seed %llu): after the repair: %s\n",
+				       (unsigned long long)it, (unsigned long long)seed,
+				       r2->nfindings ? r2->findings[0].message : "errors remain");
+				return 1;
+			}
+			famfs_check_report_free(r2);
+			repaired++;
+		}
+		famfs_check_report_free(r);
+		free(cut);
+	}
+	printf("ok 1 - %llu mutated media checked (seed %llu): %llu clean, %llu fatal, %llu repaired and then clean\n",
+	       (unsigned long long)iterations, (unsigned long long)seed, (unsigned long long)clean,
+	       (unsigned long long)fatal, (unsigned long long)repaired);
+	free(pristine.base);
+	free(m.base);
+	return 0;
+}
+
 static void write_image(const struct mkcase *c, const char *out)
 {
 	struct img m = { .size = DEV_SIZE, .final_size = DEV_SIZE };
@@ -949,8 +1088,10 @@ int main(int argc, char **argv)
 			printf("%s|%s|%s\n", cases[k].name, cases[k].opts, cases[k].desc);
 		return 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "--fuzz") == 0)
+		return fuzz(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
 	if (argc != 3) {
-		fprintf(stderr, "usage: mkcase --list | mkcase CASE OUTPUT.img\n");
+		fprintf(stderr, "usage: mkcase --list | mkcase CASE OUTPUT.img | mkcase --fuzz ITERATIONS SEED\n");
 		return 2;
 	}
 	for (size_t k = 0; k < n; k++) {
