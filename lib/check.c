@@ -109,6 +109,7 @@ static bool check_superblock(struct checker *c, const struct famfs_superblock **
 	if (code == FAMFS_F_SB_DEV_SIZE) {
 		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s; checking against the real size", err.msg);
 		c->layout.dev_size = c->medium_size;
+		s->capacity = c->medium_size;
 		if (famfs_data_start(sb->log_len) > c->medium_size) {
 			add_finding(c, FAMFS_SEV_FATAL, FAMFS_F_DEVICE_TOO_SMALL, -1,
 				    "the log (0x%" PRIx64 " bytes at 2 MiB) lies past the end of the medium (%"
@@ -401,8 +402,10 @@ static int cmp_span(const void *a, const void *b)
 /*
  * Sorts every extent by start and sweeps once, keeping the extent that
  * reaches furthest: any extent starting before that end overlaps it.  Each
- * overlapping extent is reported once, paired with the extent it overlaps;
- * the union of the extents gives the space in use.
+ * overlapping extent is reported once, paired with the extent it overlaps
+ * (so of three extents on one unit, two pairs are named, not three: every
+ * cross-linked file appears).  The union of the extents gives the space in
+ * use; the sum of their lengths minus the union counts the extra claims.
  */
 static void check_crosslinks(struct checker *c, bool report_pairs)
 {

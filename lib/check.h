@@ -39,7 +39,7 @@ struct famfs_check_summary {
 	uint8_t uuid[16];
 	uint8_t system_uuid[16];
 	uint64_t medium_size;          /* what the device really has */
-	uint64_t capacity;             /* the superblock's device size */
+	uint64_t capacity;             /* the superblock's device size, or the medium's when smaller */
 	uint64_t log_len;
 	uint64_t log_used;             /* next_index as trusted */
 	uint64_t log_total;            /* slots */
@@ -50,7 +50,7 @@ struct famfs_check_summary {
 	uint64_t directories;
 	uint64_t bad_entries;          /* entries failing integrity */
 	uint64_t rejected_entries;     /* intact entries breaking a rule */
-	uint64_t crosslinked_units;    /* allocation units claimed more than once */
+	uint64_t crosslinked_units;    /* claims on allocation units beyond the first claim of each */
 };
 
 /*
