@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints one closing line for a meson test run: 'N passed, N failed, N skipped'.
 
-Counts come from meson's testlog.json; TAP suites count each subtest.
+Counts come from meson's testlog.json: one per meson test (a TAP program is one).
 """
 import json
 import sys
