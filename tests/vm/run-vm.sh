@@ -212,11 +212,13 @@ shared)
 	# fsdax namespace on it.
 	[ -n "$peer" ] || bail "--peer is required for the shared scenario"
 	shm=/dev/shm/famfs-vm-shared.$$
-	truncate -s 1G "$shm" || bail "cannot create $shm"
+	# 1026 MiB: the label area takes 2 MiB, which leaves a region of
+	# 1 GiB, a multiple of the region's 16 MiB alignment.
+	truncate -s 1026M "$shm" || bail "cannot create $shm"
 	qemu+=(-machine pc,nvdimm=on -m 1G,slots=2,maxmem=3G
-	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=1G,align=2M
+	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=1026M,align=2M
 	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
-	"$peer" "$shm" >"$workdir/peer.log" 2>&1 &
+	"$peer" "$shm" "$vm_timeout" >"$workdir/peer.log" 2>&1 &
 	peer_pid=$!
 	;;
 *)
@@ -241,6 +243,12 @@ sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$console.txt" >"$
 
 extra_fail=0
 if [ -n "$peer_pid" ]; then
+	# The peer is done once the guest is; give it a moment, no more
+	for _ in $(seq 50); do
+		kill -0 "$peer_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill "$peer_pid" 2>/dev/null
 	wait "$peer_pid"
 	prc=$?
 	peer_pid=
