@@ -9,7 +9,9 @@
  * NVDIMM that the host peer (tests/vm/shm_peer.c) maps at the same time.
  * Needs /modules/famfs.ko, /bin/mkfs.famfs, /bin/fsck.famfs and ndctl.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm_mmap_bw - sequential mmap read bandwidth: a famfs file against the
+ * same bytes read through a raw /dev/pmem0 mapping, in the same boot
+ *
+ * Runs inside the test VM (bench/vm/meson.build boots it with
+ * tests/vm/run-vm.sh).  It loads famfs.ko, makes a file system with
+ * mkfs.famfs, creates a 256 MiB file with MAP_CREATE_V2 and fills it with
+ * write(2).  Then, RUNS times and alternating, it maps the file (famfs) and
+ * the device range under it (/dev/pmem0), reads every byte once, and times
+ * mmap + faults + read.  Prints the median bandwidth of each, the ratio
+ * famfs/raw (target >= 0.95), the famfs fault counters and the minor faults
+ * of both per GiB, as TAP comments; TAP test lines check that both read
+ * the same bytes and that famfs took no PTE faults.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <linux/famfs_ioctl.h>
+
+#include "vm_common.h"
+
+#define DEV	"/dev/pmem0"
+#define MNT	"/mnt/famfs"
+#define FSIZE	(256 * MiB)
+#define RUNS	7
+
+static int ntest, nfail;
+
+static void tap(int ok, const char *what)
+{
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++ntest, what);
+	if (!ok)
+		nfail++;
+}
+
+static void bail(const char *what)
+{
+	printf("Bail out! %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int sh(const char *cmd)
+{
+	int st;
+
+	fflush(stdout);
+	st = system(cmd);
+	return st == -1 ? -1 : WEXITSTATUS(st);
+}
+
+static long long read_ll(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtoll(buf, NULL, 0) : -1;
+}
+
+static void write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+static int map_one(int fd, uint32_t type, uint64_t size, uint64_t off,
+		   uint64_t len)
+{
+	struct famfs_ioc_simple_extent se = { .offset = off, .len = len };
+	struct famfs_ioc_fmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.fioc_file_size = size;
+	m.fioc_file_type = type;
+	m.fioc_ext_type = FAMFS_IOC_EXT_SIMPLE;
+	m.fioc_nextents = 1;
+	m.kse = &se;
+	return ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &m);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* Read every byte of a fresh mapping; returns seconds, sets the checksum */
+static double timed_read(int fd, off_t off, uint64_t *sum, long *faults)
+{
+	const uint64_t *p;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	long f0 = minflt();
+	double t0 = now(), t;
+	size_t i, n = FSIZE / 8;
+
+	p = mmap(NULL, FSIZE, PROT_READ, MAP_SHARED, fd, off);
+	if (p == MAP_FAILED)
+		bail("mmap");
+	for (i = 0; i < n; i += 4) {
+		s0 += p[i];
+		s1 ^= p[i + 1];
+		s2 += p[i + 2];
+		s3 ^= p[i + 3];
+	}
+	t = now() - t0;
+	munmap((void *)p, FSIZE);
+	*sum = s0 ^ (s1 << 1) ^ (s2 << 2) ^ (s3 << 3);
+	*faults = minflt() - f0;
+	return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(void)
+{
+	double t_famfs[RUNS], t_raw[RUNS], bw_f, bw_r, gib = FSIZE / (double)(1 << 30);
+	long long pte = 0, pmd = 0, pud = 0;
+	long flt_f = 0, flt_r = 0, flt;
+	uint64_t log_len, data0, sum_f, sum_r, first_f = 0, first_r = 0;
+	int same = 1, fd, dfd, i;
+	unsigned char sb[4096];
+	char *buf;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (sh("insmod /modules/famfs.ko") || sh("/bin/mkfs.famfs " DEV " >/dev/null"))
+		bail("insmod famfs.ko / mkfs.famfs");
+	mkdir(MNT, 0755);
+	if (mount(DEV, MNT, "famfs", 0, ""))
+		bail("mount");
+	mkdir(MNT "/.meta", 0700);
+	fd = open(MNT "/.meta/.superblock", O_RDWR | O_CREAT, 0444);
+	if (fd < 0 || map_one(fd, FAMFS_SUPERBLOCK, ALIGN_2M, 0, ALIGN_2M) ||
+	    pread(fd, sb, sizeof(sb), 0) != sizeof(sb))
+		bail(".meta/.superblock");
+	close(fd);
+	memcpy(&log_len, sb + VM_SB_LOGLEN_OFF, 8);
+	data0 = vm_data_base(log_len);
+	fd = open(MNT "/.meta/.log", O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || map_one(fd, FAMFS_LOG, log_len, ALIGN_2M, log_len))
+		bail(".meta/.log");
+	close(fd);
+
+	fd = open(MNT "/bench", O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || map_one(fd, FAMFS_REG, FSIZE, data0, FSIZE))
+		bail("MAP_CREATE_V2 of the 256 MiB file");
+	buf = malloc(8 * MiB);
+	for (i = 0; i < (int)(FSIZE / (8 * MiB)); i++) {
+		vm_pat_fill(buf, 8 * MiB, i * 8 * MiB, 77);
+		if (pwrite(fd, buf, 8 * MiB, i * 8 * MiB) != (ssize_t)(8 * MiB))
+			bail("write");
+	}
+	free(buf);
+
+	dfd = open(DEV, O_RDONLY);
+	if (dfd < 0)
+		bail("open " DEV);
+
+	printf("# famfs file: 256 MiB at device offset %llu; %d runs each, alternating\n",
+	       (unsigned long long)data0, RUNS);
+	for (i = 0; i < RUNS; i++) {
+		write_str("/sys/fs/famfs/fault_count_enable", "1");
+		t_famfs[i] = timed_read(fd, 0, &sum_f, &flt);
+		flt_f += flt;
+		pte += read_ll("/sys/fs/famfs/pte_fault_ct");
+		pmd += read_ll("/sys/fs/famfs/pmd_fault_ct");
+		pud += read_ll("/sys/fs/famfs/pud_fault_ct");
+		write_str("/sys/fs/famfs/fault_count_enable", "0");
+
+		t_raw[i] = timed_read(dfd, data0, &sum_r, &flt);
+		flt_r += flt;
+
+		if (i == 0) {
+			first_f = sum_f;
+			first_r = sum_r;
+		}
+		same &= sum_f == first_f && sum_r == first_r && sum_f == sum_r;
+		printf("# run %d: famfs %.1f MiB/s, raw /dev/pmem0 %.1f MiB/s\n", i + 1,
+		       256 / t_famfs[i], 256 / t_raw[i]);
+	}
+	close(dfd);
+	close(fd);
+
+	bw_f = 256 / median(t_famfs, RUNS);
+	bw_r = 256 / median(t_raw, RUNS);
+	printf("# median sequential mmap read: famfs %.1f MiB/s, raw /dev/pmem0 %.1f MiB/s\n",
+	       bw_f, bw_r);
+	printf("# ratio famfs/raw: %.3f (target >= 0.95: %s)\n", bw_f / bw_r,
+	       bw_f / bw_r >= 0.95 ? "met" : "NOT met");
+	printf("# famfs faults per GiB: pte %.1f, pmd %.1f, pud %.1f\n",
+	       pte / (gib * RUNS), pmd / (gib * RUNS), pud / (gib * RUNS));
+	printf("# minor faults per GiB (getrusage): famfs %.1f, raw /dev/pmem0 %.1f\n",
+	       flt_f / (gib * RUNS), flt_r / (gib * RUNS));
+
+	tap(same, "famfs and /dev/pmem0 mappings read the same bytes in every run");
+	tap(pte == 0 && pmd == RUNS * (long long)(FSIZE / ALIGN_2M),
+	    "famfs served the file with PMD faults only (128 per run)");
+
+	umount(MNT);
+	sh("rmmod famfs");
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
