@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "log.h"
@@ -127,54 +125,12 @@ static bool entry_intact(const struct famfs_log_entry *e, uint64_t i)
 	return famfs_log_entry_check_integrity(e, i, NULL) == FAMFS_OK;
 }
 
-/*
- * The CRCs are most of a check's cost, and each entry's is independent:
- * large logs have them computed by a few threads before the serial pass.
- */
-#define INTEGRITY_THREADS_MAX 4
-#define INTEGRITY_PER_THREAD_MIN 4096
-
-struct integrity_job {
-	const struct famfs_log_entry *entries;
-	uint8_t *codes;
-	uint64_t first, end;
-};
-
-static void *integrity_worker(void *arg)
-{
-	struct integrity_job *j = arg;
-
-	for (uint64_t i = j->first; i < j->end; i++)
-		j->codes[i] = famfs_log_entry_check_integrity(&j->entries[i], i, NULL);
-	return NULL;
-}
-
 static int compute_integrity(struct checker *c, uint64_t end)
 {
-	struct integrity_job jobs[INTEGRITY_THREADS_MAX];
-	pthread_t threads[INTEGRITY_THREADS_MAX];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t n = cpus < 1 ? 1 : cpus > INTEGRITY_THREADS_MAX ? INTEGRITY_THREADS_MAX : cpus;
-	bool started[INTEGRITY_THREADS_MAX] = { false };
-
 	c->integrity = malloc(end ? end : 1);
 	if (!c->integrity)
 		return -ENOMEM;
-	if (end / n < INTEGRITY_PER_THREAD_MIN)
-		n = 1;
-	for (uint64_t t = 0; t < n; t++) {
-		jobs[t] = (struct integrity_job){ c->entries, c->integrity, end * t / n, end * (t + 1) / n };
-		/* Job 0 runs here; a thread that cannot start has its job run here too. */
-		if (t > 0)
-			started[t] = pthread_create(&threads[t], NULL, integrity_worker, &jobs[t]) == 0;
-	}
-	integrity_worker(&jobs[0]);
-	for (uint64_t t = 1; t < n; t++) {
-		if (started[t])
-			pthread_join(threads[t], NULL);
-		else
-			integrity_worker(&jobs[t]);
-	}
+	famfs_log_check_integrity_range(c->entries, 0, end, c->integrity);
 	return 0;
 }
 

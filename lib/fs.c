@@ -129,33 +129,76 @@ static bool apply_entry(struct famfs_fs *fs, uint64_t i, const struct famfs_log_
 	return true;
 }
 
+/* Backlogs this long are copied and checked in bulk, the CRCs on several threads. */
+#define REPLAY_BULK_MIN 8192
+
+/* Image files live in the page cache, which is coherent: nothing to invalidate. */
+static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
+{
+	if (fs->dev->kind != FAMFS_DEVICE_IMAGE)
+		famfs_cache_invalidate(p, len);
+}
+
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
 	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
-	struct famfs_log_header h;
+	struct famfs_log_entry *bulk = NULL, one;
 	struct famfs_replay_result local;
 	enum famfs_finding_code code;
+	struct famfs_log_header h;
+	uint8_t *codes = NULL;
+	uint64_t first = fs->applied, n;
 
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	famfs_cache_invalidate(fs->log, sizeof(*fs->log));
+	invalidate(fs, fs->log, sizeof(*fs->log));
 	memcpy(&h, fs->log, sizeof(h));
 	code = famfs_log_header_validate(&h, fs->layout.log_len, err);
 	if (code != FAMFS_OK) {
 		famfs_err_prefix(err, "%s", fs->dev->path);
 		return -EIO;
 	}
-	for (uint64_t i = fs->applied; i < h.next_index; i++) {
-		struct famfs_log_entry e;
-		struct famfs_err why = {0};
+	if (h.next_index <= first)
+		return 0;
+	n = h.next_index - first;
+
+	/*
+	 * Entries are checked and applied from private copies, so what was
+	 * validated is what is used even if the shared memory changes.
+	 */
+	if (n >= REPLAY_BULK_MIN) {
+		bulk = malloc(n * sizeof(*bulk));
+		codes = malloc(n);
+		if (!bulk || !codes) {
+			free(bulk);
+			free(codes);
+			bulk = NULL;
+			codes = NULL;
+		} else {
+			invalidate(fs, &slots[first], n * sizeof(*slots));
+			memcpy(bulk, &slots[first], n * sizeof(*slots));
+			famfs_log_check_integrity_range(bulk, first, n, codes);
+		}
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t i = first + k;
+		const struct famfs_log_entry *e;
+		struct famfs_err why = { 0 };
 		uint32_t node;
 
-		famfs_cache_invalidate(&slots[i], sizeof(slots[i]));
-		memcpy(&e, &slots[i], sizeof(e));
-		code = famfs_log_entry_check_integrity(&e, i, &why);
+		if (bulk) {
+			e = &bulk[k];
+			code = codes[k];
+		} else {
+			invalidate(fs, &slots[i], sizeof(slots[i]));
+			memcpy(&one, &slots[i], sizeof(one));
+			e = &one;
+			code = famfs_log_entry_check_integrity(e, i, NULL);
+		}
 		if (code != FAMFS_OK) {
+			famfs_log_entry_check_integrity(e, i, &why);
 			res->stalled = true;
 			res->stalled_index = i;
 			res->stall_code = code;
@@ -163,7 +206,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 			break;
 		}
 		fs->applied = i + 1;
-		if (!apply_entry(fs, i, &e, &node, &why)) {
+		if (!apply_entry(fs, i, e, &node, &why)) {
 			note_rejected(fs, res, i, why.msg);
 			continue;
 		}
@@ -172,8 +215,10 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		res->applied++;
 		fs->replayed_total++;
 		if (fn)
-			fn(fs, i, &slots[i], node, userdata);
+			fn(fs, i, e, node, userdata);
 	}
+	free(bulk);
+	free(codes);
 	return 0;
 }
 
@@ -184,6 +229,26 @@ const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t
 	if (!n || n->index < 0)
 		return NULL;
 	return &famfs_log_entries(fs->log)[n->index];
+}
+
+int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+			struct famfs_err *err)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(fs->ns, node);
+	struct famfs_log_entry *slot;
+
+	if (!n || n->index < 0)
+		return famfs_err_set(err, -ENOENT, "no log entry for this node");
+	slot = &famfs_log_entries(fs->log)[n->index];
+	invalidate(fs, slot, sizeof(*slot));
+	memcpy(ret, slot, sizeof(*ret));
+	if (famfs_log_entry_check_integrity(ret, n->index, err) != FAMFS_OK ||
+	    famfs_log_entry_check_semantics(ret, &fs->layout, err) != FAMFS_OK) {
+		famfs_err_prefix(err, "%s: log entry %" PRId64 " changed after it was replayed",
+				 fs->dev->path, n->index);
+		return -EIO;
+	}
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -50,7 +50,10 @@ int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_u
 		  struct famfs_fs **ret, struct famfs_err *err);
 struct famfs_fs *famfs_fs_close(struct famfs_fs *fs);
 
-/* Called for each entry applied to the namespace. */
+/*
+ * Called for each entry applied to the namespace.  @entry is the validated
+ * private copy; it is valid only during the call.
+ */
 typedef void (*famfs_apply_fn)(struct famfs_fs *fs, uint64_t index,
 			       const struct famfs_log_entry *entry, uint32_t node, void *userdata);
 
@@ -97,8 +100,20 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint32_t uid,
 		   uint32_t gid, bool parents, uint32_t *ret_node, struct famfs_err *err);
 
-/* The log entry that created a file node. */
+/*
+ * The log entry that created a node, in the shared mapping.  Entries never
+ * change once written, but a misbehaving writer could change one: code that
+ * hands extents to someone else should use famfs_fs_read_entry().
+ */
 const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t node);
+
+/*
+ * Copies the entry that created @node and checks it again (integrity and
+ * the entry's own rules, so its extents lie inside the data area); -EIO
+ * when it no longer passes.
+ */
+int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+			struct famfs_err *err);
 
 /* Takes or drops the host-local log lock (flock on the device). */
 int famfs_fs_lock(struct famfs_fs *fs, struct famfs_err *err);

@@ -267,6 +267,54 @@ static void test_hostile_entries(struct fixture *f, gconstpointer data)
 	g_assert_cmpuint(f->client->crosslinked_units, ==, 1);
 }
 
+/* A long backlog is checked in bulk; a bad entry in it still stops replay exactly there. */
+static void test_bulk_replay_stalls(struct fixture *f, gconstpointer data)
+{
+	enum { N = 9000 };
+	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, N);
+	char (*names)[16] = g_malloc0(N * sizeof(*names));
+	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+
+	for (unsigned int i = 0; i < N; i++) {
+		g_snprintf(names[i], sizeof(names[i]), "g%u", i);
+		specs[i] = (struct famfs_file_spec){ .relpath = names[i], .size = 1, .mode = 0644 };
+	}
+	g_assert_cmpint(famfs_fs_create_files(f->master, specs, N, NULL, NULL, &err), ==, 0);
+	slots[8500].crc ^= 4;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_true(res.stalled);
+	g_assert_cmpuint(res.stalled_index, ==, 8500);
+	g_assert_cmpuint(res.applied, ==, 8500);
+	slots[8500].crc ^= 4;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_false(res.stalled);
+	g_assert_cmpuint(res.applied, ==, N - 8500);
+	g_free(specs);
+	g_free(names);
+}
+
+/* An entry rewritten in place after replay is caught when it is read again. */
+static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec s = { .relpath = "victim", .size = 1, .mode = 0644 };
+	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry copy;
+	struct famfs_err err = { 0 };
+	uint32_t node;
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, &s, 1, NULL, &node, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_read_entry(f->master, node, &copy, &err), ==, 0);
+	g_assert_cmpstr(copy.file.relpath, ==, "victim");
+	/* Point the extent at the log and make the CRC agree: still refused. */
+	slots[0].file.se[0].offset = 4 * MiB;
+	slots[0].crc = famfs_log_entry_crc(&slots[0]);
+	g_assert_cmpint(famfs_fs_read_entry(f->master, node, &copy, &err), ==, -EIO);
+	g_assert_nonnull(strstr(err.msg, "changed after it was replayed"));
+	g_assert_cmpint(famfs_fs_read_entry(f->master, FAMFS_NS_ROOT, &copy, &err), ==, -ENOENT);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -277,5 +325,7 @@ int main(int argc, char **argv)
 	ADD("/fs/log-full", test_log_full, 32);
 	ADD("/fs/torn-tail-retried", test_torn_tail_retried, 4);
 	ADD("/fs/hostile-entries", test_hostile_entries, 4);
+	ADD("/fs/bulk-replay-stalls", test_bulk_replay_stalls, 32);
+	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
 	return g_test_run();
 }
