@@ -309,6 +309,30 @@ static int catch_up(struct famfs_fs *fs, struct famfs_err *err)
 	return 0;
 }
 
+/*
+ * What every change to the log starts with: this host must be the master
+ * and hold the device writable; then the log lock is taken and the
+ * namespace caught up with entries other writers appended.  On success the
+ * caller holds the lock.
+ */
+static int begin_write(struct famfs_fs *fs, struct famfs_err *err)
+{
+	int r;
+
+	if (!fs->master)
+		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system",
+				     fs->dev->path);
+	if (!fs->dev->writable)
+		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
+	r = famfs_fs_lock(fs, err);
+	if (r < 0)
+		return r;
+	r = catch_up(fs, err);
+	if (r < 0)
+		famfs_fs_unlock(fs);
+	return r;
+}
+
 int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *specs, size_t n,
 			  struct famfs_fmap *ret_maps, uint32_t *ret_nodes, struct famfs_err *err)
 {
@@ -319,22 +343,11 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 	uint64_t first;
 	int r;
 
-	if (!fs->master)
-		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system",
-				     fs->dev->path);
-	if (n == 0)
-		return 0;
 	if (n > FAMFS_BATCH_MAX)
 		return famfs_err_set(err, -E2BIG, "%zu files in one batch (at most %d)", n, FAMFS_BATCH_MAX);
-	if (!fs->dev->writable)
-		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
-
-	r = famfs_fs_lock(fs, err);
-	if (r < 0)
+	r = begin_write(fs, err);
+	if (r < 0 || n == 0)
 		return r;
-	r = catch_up(fs, err);
-	if (r < 0)
-		goto out;
 
 	entries = calloc(n, sizeof(*entries));
 	maps = calloc(n, sizeof(*maps));
@@ -414,19 +427,11 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 	uint64_t first;
 	int r;
 
-	if (!fs->master)
-		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system",
-				     fs->dev->path);
 	if (famfs_path_check(relpath, err) != FAMFS_OK)
 		return err ? err->code : -EINVAL;
-	if (!fs->dev->writable)
-		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
-	r = famfs_fs_lock(fs, err);
+	r = begin_write(fs, err);
 	if (r < 0)
 		return r;
-	r = catch_up(fs, err);
-	if (r < 0)
-		goto out;
 
 	len = strlen(relpath);
 	id = famfs_ns_lookup(fs->ns, relpath, len);
