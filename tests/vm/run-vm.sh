@@ -4,7 +4,8 @@
 # run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
 #
 # usage: run-vm.sh --scenario NAME --guest-test FILE [options]
-#   --scenario main|shared|bench   what the guest runs (see guest/init.sh)
+#   --scenario main|shared|media|bench
+#                       what the guest runs (the test program's argument)
 #   --guest-test FILE   the guest test program (static), becomes /bin/<name>
 #   --extra FILE        another program for the guest /bin (repeatable)
 #   --mkfs FILE         mkfs.famfs for the guest
