@@ -93,7 +93,7 @@ typedef pfn_t famfs_pfn_t;
 typedef unsigned long famfs_pfn_t;
 #endif
 
-/* 6.5: generic_file_splice_read() removed; copy_splice_read() goes via read_iter */
+/* 6.5: generic_file_splice_read() is gone; copy_splice_read() uses read_iter */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 #define famfs_splice_read generic_file_splice_read
 #else

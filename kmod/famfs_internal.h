@@ -24,7 +24,7 @@ struct famfs_fs_info {
 	struct dax_device *dax_devp;
 	u64 dax_part_off;		/* partition start in the dax device */
 	u64 dev_size;			/* bytes; 0 if unknown */
-	bool dax_error;			/* a media failure was reported */
+	bool dax_error;			/* media failure reported */
 };
 
 /* A contiguous range of the backing device */
@@ -42,11 +42,11 @@ struct famfs_iext {
 
 /* The extent map of one file, set once by MAP_CREATE and never changed */
 struct famfs_file_meta {
-	bool error;			/* disabled after a rogue size change */
+	bool error;			/* disabled: rogue size change */
 	u32 file_type;			/* enum famfs_file_type */
 	u32 ext_type;			/* enum famfs_ioc_ext_type */
 	u64 file_size;
-	u32 count;			/* simple extents or interleaved exts */
+	u32 count;			/* number of se[] or ie[] */
 	union {
 		struct famfs_range *se;
 		struct famfs_iext *ie;

@@ -25,9 +25,9 @@
 
 /* Limits */
 #define FAMFS_MAX_EXTENTS			2  /* v1 map, v2 get_fmap */
-#define FAMFS_MAX_STRIPS			16 /* strips per interleaved ext */
+#define FAMFS_MAX_STRIPS			16 /* per interleaved ext */
 #define FAMFS_IOC_MAX_INTERLEAVED_EXTENTS	4
-#define FAMFS_IOC_MAX_SIMPLE_EXTENTS		16 /* accepted by MAP_CREATE_V2 */
+#define FAMFS_IOC_MAX_SIMPLE_EXTENTS		16 /* by MAP_CREATE_V2 */
 
 /* Every extent offset and every chunk size is a multiple of this */
 #define FAMFS_IOC_ALIGN				0x200000ULL
@@ -35,7 +35,7 @@
 /* File types (both ABIs) */
 enum famfs_file_type {
 	FAMFS_REG = 0,		/* a regular data file */
-	FAMFS_SUPERBLOCK = 1,	/* .meta/.superblock: the only file at offset 0 */
+	FAMFS_SUPERBLOCK = 1,	/* .meta/.superblock: may start at 0 */
 	FAMFS_LOG = 2,		/* .meta/.log */
 };
 
@@ -54,7 +54,7 @@ enum famfs_ioc_ext_type {
 };
 
 struct famfs_ioc_simple_extent {
-	__u64 devindex;		/* must be 0: one backing device per mount */
+	__u64 devindex;		/* must be 0: one device per mount */
 	__u64 offset;		/* byte offset on the device */
 	__u64 len;		/* bytes */
 };
@@ -123,17 +123,20 @@ struct famfs_ioc_map {
 #define FAMFSIOC_MAGIC 'u'
 
 /* KABI 42 */
-#define FAMFSIOC_MAP_CREATE	_IOW(FAMFSIOC_MAGIC, 0x50, struct famfs_ioc_map)
+#define FAMFSIOC_MAP_CREATE	_IOW(FAMFSIOC_MAGIC, 0x50, \
+				     struct famfs_ioc_map)
 #define FAMFSIOC_MAP_GET	_IOR(FAMFSIOC_MAGIC, 0x51, struct famfs_ioc_map)
 /*
  * MAP_GETEXT writes ext_list_count struct famfs_extent to the argument,
  * which may be more than the size encoded in the number.
  */
-#define FAMFSIOC_MAP_GETEXT	_IOR(FAMFSIOC_MAGIC, 0x52, struct famfs_extent)
+#define FAMFSIOC_MAP_GETEXT	_IOR(FAMFSIOC_MAGIC, 0x52, \
+				     struct famfs_extent)
 #define FAMFSIOC_NOP		_IO(FAMFSIOC_MAGIC, 0x53)
 
 /* KABI 43 */
-#define FAMFSIOC_MAP_CREATE_V2	_IOW(FAMFSIOC_MAGIC, 0x54, struct famfs_ioc_fmap)
+#define FAMFSIOC_MAP_CREATE_V2	_IOW(FAMFSIOC_MAGIC, 0x54, \
+				     struct famfs_ioc_fmap)
 #define FAMFSIOC_MAP_GET_V2	_IOR(FAMFSIOC_MAGIC, 0x55, \
 				     struct famfs_ioc_get_fmap)
 
