@@ -14,6 +14,8 @@
 #                       --kmod-src against the guest kernel's headers
 #   --kmod-src DIR      kmod/ source directory (default: ../../kmod from here)
 #   --peer FILE         host program sharing memory with the guest (shared)
+#   --second-guest      shared: the other host is a second guest (scenario
+#                       "client") booted on the same NVDIMM file
 #   --workdir DIR       where the initramfs, console log and dmesg go
 #   --timeout SECS      hard limit for the VM (default 900)
 #   --skip-exit N       exit status for "cannot run here" (default 77; meson
@@ -35,6 +37,7 @@ fsck_bin=
 ko=
 kmod_src=$here/../../kmod
 peer=
+second_guest=0
 workdir=
 vm_timeout=900
 skip_exit=77
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--ko) ko=$2; shift 2 ;;
 	--kmod-src) kmod_src=$2; shift 2 ;;
 	--peer) peer=$2; shift 2 ;;
+	--second-guest) second_guest=1; shift ;;
 	--workdir) workdir=$2; shift 2 ;;
 	--timeout) vm_timeout=$2; shift 2 ;;
 	--skip-exit) skip_exit=$2; shift 2 ;;
@@ -196,22 +200,26 @@ echo "$(basename "$guest_test")" >"$root/etc/famfs-test"
 console=$workdir/console.log
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -nographic -no-reboot
       -kernel "$vmlinuz" -initrd "$workdir/initrd.gz")
-append="console=ttyS0 panic=-1 quiet loglevel=4 famfs_scenario=$scenario"
+append="console=ttyS0 panic=-1 quiet loglevel=4"
 
 peer_pid=
+vm1_pid=
 shm=
 cleanup() {
 	[ -n "$peer_pid" ] && kill "$peer_pid" 2>/dev/null
+	[ -n "$vm1_pid" ] && kill "$vm1_pid" 2>/dev/null
 	[ -n "$shm" ] && rm -f "$shm"
 }
 trap cleanup EXIT
 
 case $scenario in
 shared)
-	# A file-backed NVDIMM: the same memory is mapped by this host (the
-	# peer process) and by the guest.  The label area lets ndctl make an
-	# fsdax namespace on it.
-	[ -n "$peer" ] || bail "--peer is required for the shared scenario"
+	# A file-backed NVDIMM: the same memory is mapped by the guest and by
+	# the other host, which is either a process here (--peer) or a second
+	# guest (--second-guest).  The label area lets ndctl make an fsdax
+	# namespace on it, and tells the second guest about it.
+	[ -n "$peer" ] || [ "$second_guest" = 1 ] ||
+		bail "the shared scenario needs --peer or --second-guest"
 	shm=/dev/shm/famfs-vm-shared.$$
 	# 1026 MiB: the label area takes 2 MiB, which leaves a region of
 	# 1 GiB, a multiple of the region's 16 MiB alignment.
@@ -219,20 +227,43 @@ shared)
 	qemu+=(-machine pc,nvdimm=on -m 1G,slots=2,maxmem=3G
 	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=1026M,align=2M
 	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
-	"$peer" "$shm" "$vm_timeout" >"$workdir/peer.log" 2>&1 &
-	peer_pid=$!
+	if [ -n "$peer" ]; then
+		"$peer" "$shm" "$vm_timeout" >"$workdir/peer.log" 2>&1 &
+		peer_pid=$!
+	fi
 	;;
 *)
 	qemu+=(-m 2G)
 	append="$append memmap=512M!1G"
 	;;
 esac
-qemu+=(-append "$append")
 
-echo "# booting: ${qemu[*]}"
+echo "# booting: ${qemu[*]} -append \"$append famfs_scenario=$scenario\""
 start=$(date +%s)
-timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$console" 2>&1
-qrc=$?
+if [ "$second_guest" = 1 ]; then
+	# Guest 1 (the master) makes the file system and writes its half, then
+	# waits; guest 2 (the client) boots on the same memory once guest 1
+	# says so, checks that half through its own famfs mount and answers.
+	timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" \
+		-append "$append famfs_scenario=$scenario" </dev/null >"$console" 2>&1 &
+	vm1_pid=$!
+	while kill -0 "$vm1_pid" 2>/dev/null &&
+	      ! tr -d '\r' <"$console" | grep -q "^# guest wrote its half"; do
+		sleep 0.5
+	done
+	echo "# guest 1 wrote its half after $(( $(date +%s) - start )) s; booting guest 2"
+	timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" \
+		-append "$append famfs_scenario=client" </dev/null >"$workdir/console2.log" 2>&1
+	q2rc=$?
+	echo "# guest 2 (qemu) exit $q2rc"
+	wait "$vm1_pid"
+	qrc=$?
+	vm1_pid=
+else
+	timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" \
+		-append "$append famfs_scenario=$scenario" </dev/null >"$console" 2>&1
+	qrc=$?
+fi
 echo "# qemu exit $qrc after $(( $(date +%s) - start )) s; console: $console"
 
 # ---- report -----------------------------------------------------------------
@@ -243,6 +274,9 @@ grep -E '^(ok |not ok |1\.\.|# |Bail out!)' "$console.txt" >"$workdir/tap.txt"
 sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$console.txt" >"$workdir/dmesg.txt"
 
 extra_fail=0
+extra_n=0
+extra_tap=$workdir/extra-tap.txt
+: >"$extra_tap"
 if [ -n "$peer_pid" ]; then
 	# The peer is done once the guest is; give it a moment, no more
 	for _ in $(seq 50); do
@@ -255,16 +289,29 @@ if [ -n "$peer_pid" ]; then
 	peer_pid=
 	sed 's/^/# peer: /' "$workdir/peer.log"
 	if [ "$prc" = 0 ]; then
-		peer_line="ok - host process read the guest's famfs data and wrote the reply the guest read"
+		echo "ok - host process read the guest's famfs data and wrote the reply the guest read" >>"$extra_tap"
 	else
-		peer_line="not ok - host peer exited $prc"
-		extra_fail=1
+		echo "not ok - host peer exited $prc" >>"$extra_tap"
 	fi
 fi
+if [ "$second_guest" = 1 ]; then
+	# Guest 2's results, renumbered as unnumbered lines of this stream
+	tr -d '\r' <"$workdir/console2.log" >"$workdir/console2.txt"
+	sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$workdir/console2.txt" \
+		>"$workdir/dmesg2.txt"
+	sed -nE 's/^(ok|not ok) [0-9]+ - /\1 - guest 2: /p' "$workdir/console2.txt" >>"$extra_tap"
+	grep -E '^# ' "$workdir/console2.txt" | sed 's/^# /# guest 2: /'
+	if ! grep -qE '^1\.\.[0-9]+' "$workdir/console2.txt"; then
+		tail -40 "$workdir/console2.txt" | sed 's/^/# guest 2 console: /'
+		echo "not ok - guest 2 printed no TAP plan (qemu exit $q2rc)" >>"$extra_tap"
+	fi
+fi
+grep -q '^not ok' "$extra_tap" && extra_fail=1
+extra_n=$(grep -c '' "$extra_tap")
 
 plan=$(grep -E '^1\.\.[0-9]+' "$workdir/tap.txt" | tail -1)
 grep -vE '^1\.\.' "$workdir/tap.txt"
-[ -n "${peer_line:-}" ] && echo "$peer_line"
+cat "$extra_tap"
 
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	tail -40 "$console.txt" | sed 's/^/# console: /'
@@ -275,12 +322,12 @@ if [ -z "$plan" ]; then
 	bail "guest printed no TAP plan (crashed or never ran the tests)"
 fi
 
-n=${plan#1..}
-[ -n "${peer_line:-}" ] && n=$((n + 1))
+n=$(( ${plan#1..} + extra_n ))
 echo "1..$n"
 
 if grep -q '^not ok ' "$workdir/tap.txt" || [ "$extra_fail" != 0 ]; then
 	[ -s "$workdir/dmesg.txt" ] && echo "# guest dmesg kept in $workdir/dmesg.txt"
+	[ -s "$workdir/dmesg2.txt" ] && echo "# guest 2 dmesg kept in $workdir/dmesg2.txt"
 	exit 1
 fi
 exit 0

@@ -2,11 +2,12 @@
 /*
  * famfs_vm_test - the famfs kernel module tests, run inside the test VM
  *
- * usage: famfs_vm_test main|shared|media
+ * usage: famfs_vm_test main|shared|client|media
  *
  * Prints TAP on stdout.  "main" runs on the legacy pmem device that
  * memmap= gives (/dev/pmem0, 512 MiB); "shared" runs on a file-backed
- * NVDIMM that the host peer (tests/vm/shm_peer.c) maps at the same time;
+ * NVDIMM that the host peer (tests/vm/shm_peer.c), or a second guest
+ * running "client", maps at the same time;
  * "media" injects a memory failure under a famfs file.
  * Needs /modules/famfs.ko, /bin/mkfs.famfs, /bin/fsck.famfs and ndctl.
  */
@@ -421,16 +422,18 @@ static void test_load(void)
 	tap(kabi == FAMFS_KABI_VERSION, "famfs_kabi_version is %lld", kabi);
 }
 
-static void test_mkfs_mount(void)
+static void test_mkfs_mount(bool do_mkfs)
 {
 	struct statfs sfs;
 	int rc;
 
 	dev_bytes = dev_size_bytes();
 	diag("%s: %llu bytes", dev, (unsigned long long)dev_bytes);
-	tap(exists(MKFS) && sh(MKFS " %s", dev) == 0, "mkfs.famfs %s", dev);
+	if (do_mkfs)
+		tap(exists(MKFS) && sh(MKFS " %s", dev) == 0, "mkfs.famfs %s",
+		    dev);
 	tap(exists(FSCK) && sh(FSCK " %s", dev) == 0,
-	    "fsck.famfs %s is clean after mkfs", dev);
+	    "fsck.famfs %s is clean%s", dev, do_mkfs ? " after mkfs" : "");
 
 	rc = mount_famfs("");
 	tap_rc(rc, "mount -t famfs /dev/pmem0 " MNT);
@@ -1054,7 +1057,7 @@ static void scenario_main(void)
 	int fd;
 
 	test_load();
-	test_mkfs_mount();
+	test_mkfs_mount(true);
 	fd = open(MNT "/.meta/.superblock", O_RDONLY);
 	test_get(fd);
 	close(fd);
@@ -1092,7 +1095,7 @@ static void scenario_shared(void)
 	tap(wait_for("/dev/pmem0", 100) == 0, "/dev/pmem0 appears");
 
 	test_load();
-	test_mkfs_mount();
+	test_mkfs_mount(true);
 
 	fd = create_file("shared");
 	rc = one_v2(fd, size, data0, size);
@@ -1109,7 +1112,7 @@ static void scenario_shared(void)
 	__sync_synchronize();
 	memcpy(map, VM_SHARED_GUEST_MAGIC, sizeof(VM_SHARED_GUEST_MAGIC));
 	msync(map, size, MS_SYNC);
-	diag("guest wrote its half; waiting for the host's");
+	diag("guest wrote its half; waiting for the other host's");
 	fflush(stdout);
 
 	end = time(NULL) + 300;
@@ -1122,11 +1125,11 @@ static void scenario_shared(void)
 		usleep(20000);
 		__sync_synchronize();
 	}
-	tap(seen, "the host's write shows up in the famfs file (mmap)");
+	tap(seen, "the other host's write shows up in the famfs file (mmap)");
 	bad = vm_pat_check(map + VM_SHARED_LEN + VM_SHARED_HDR,
 			   VM_SHARED_LEN - VM_SHARED_HDR,
 			   VM_SHARED_LEN + VM_SHARED_HDR, VM_SHARED_SEED_HOST);
-	tap(seen && bad < 0, "mmap reads the host's 2 MiB exactly");
+	tap(seen && bad < 0, "mmap reads the other host's 2 MiB exactly");
 	munmap(map, size);
 
 	{
@@ -1136,10 +1139,64 @@ static void scenario_shared(void)
 		bad = vm_pat_check(buf + VM_SHARED_HDR, VM_SHARED_LEN - VM_SHARED_HDR,
 				   VM_SHARED_LEN + VM_SHARED_HDR, VM_SHARED_SEED_HOST);
 		tap(seen && n == (ssize_t)VM_SHARED_LEN && bad < 0,
-		    "read(2) reads the host's 2 MiB exactly");
+		    "read(2) reads the other host's 2 MiB exactly");
 		free(buf);
 	}
 	close(fd);
+	tap_rc(neg_errno(umount(MNT)), "umount");
+	tap(sh("rmmod famfs") == 0, "rmmod famfs");
+	test_dmesg("at the end");
+}
+
+/*
+ * The second host of the two-guest test: boots on the NVDIMM that guest 1
+ * (scenario "shared") made an fsdax namespace and a famfs file system on,
+ * mounts it without mkfs, maps the same file, checks guest 1's half through
+ * famfs and writes the other half, which guest 1 is waiting for.
+ */
+static void scenario_client(void)
+{
+	uint64_t size = 2 * VM_SHARED_LEN;
+	unsigned char *buf, *map;
+	long long bad;
+	ssize_t n;
+	int fd, rc;
+
+	test_load();
+	test_mkfs_mount(false);
+
+	fd = create_file("shared");
+	rc = one_v2(fd, size, data0, size);
+	tap_rc(rc, "MAP_CREATE_V2 of the file guest 1 wrote, same extent");
+
+	buf = xmalloc(VM_SHARED_LEN);
+	n = pread(fd, buf, VM_SHARED_LEN, 0);
+	bad = vm_pat_check(buf + VM_SHARED_HDR, VM_SHARED_LEN - VM_SHARED_HDR,
+			   VM_SHARED_HDR, VM_SHARED_SEED_GUEST);
+	tap(n == (ssize_t)VM_SHARED_LEN &&
+	    !memcmp(buf, VM_SHARED_GUEST_MAGIC, sizeof(VM_SHARED_GUEST_MAGIC)) &&
+	    bad < 0, "read(2) sees guest 1's 2 MiB exactly");
+
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	bad = map == MAP_FAILED ? 0 :
+	      vm_pat_check(map + VM_SHARED_HDR, VM_SHARED_LEN - VM_SHARED_HDR,
+			   VM_SHARED_HDR, VM_SHARED_SEED_GUEST);
+	tap(bad < 0, "mmap sees guest 1's 2 MiB exactly");
+	if (map != MAP_FAILED)
+		munmap(map, size);
+
+	/* The answer, through write(2): data first, then the magic */
+	vm_pat_fill(buf, VM_SHARED_LEN, VM_SHARED_LEN, VM_SHARED_SEED_HOST);
+	n = pwrite(fd, buf + VM_SHARED_HDR, VM_SHARED_LEN - VM_SHARED_HDR,
+		   VM_SHARED_LEN + VM_SHARED_HDR);
+	__sync_synchronize();
+	n = n < 0 ? n : pwrite(fd, VM_SHARED_HOST_MAGIC,
+			       sizeof(VM_SHARED_HOST_MAGIC), VM_SHARED_LEN);
+	tap(n == sizeof(VM_SHARED_HOST_MAGIC),
+	    "write(2) of the answer into the second half");
+	free(buf);
+	close(fd);
+
 	tap_rc(neg_errno(umount(MNT)), "umount");
 	tap(sh("rmmod famfs") == 0, "rmmod famfs");
 	test_dmesg("at the end");
@@ -1175,7 +1232,7 @@ static void scenario_media(void)
 	int fd, rc;
 
 	test_load();
-	test_mkfs_mount();
+	test_mkfs_mount(true);
 	tap(!mounts_show("dax_error"), "/proc/mounts shows no dax_error yet");
 
 	fd = create_file("poison");
@@ -1225,6 +1282,8 @@ int main(int argc, char **argv)
 		scenario_main();
 	} else if (!strcmp(scenario, "shared")) {
 		scenario_shared();
+	} else if (!strcmp(scenario, "client")) {
+		scenario_client();
 	} else if (!strcmp(scenario, "media")) {
 		scenario_media();
 	} else {
