@@ -17,7 +17,6 @@
 #include <linux/pagemap.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/statfs.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
 #include <linux/dax.h>
@@ -169,19 +168,8 @@ static int famfs_show_options(struct seq_file *m, struct dentry *root)
 	return 0;
 }
 
-static int famfs_statfs(struct dentry *dentry, struct kstatfs *buf)
-{
-	struct famfs_fs_info *fsi = FAMFS_SB(dentry->d_sb);
-	int rc = simple_statfs(dentry, buf);
-
-	/* Capacity only: free space is known to user space, not to us */
-	if (!rc && fsi->dev_size)
-		buf->f_blocks = fsi->dev_size >> PAGE_SHIFT;
-	return rc;
-}
-
 static const struct super_operations famfs_super_ops = {
-	.statfs		= famfs_statfs,
+	.statfs		= simple_statfs,
 	.drop_inode	= generic_delete_inode,
 	.evict_inode	= famfs_evict_inode,
 	.free_inode	= famfs_free_inode,
