@@ -681,8 +681,47 @@ static int method_list_file_systems(sd_bus_message *msg, void *userdata, sd_bus_
 	return r;
 }
 
+/* Problems kernel_check_mount() found, kept for the reply. */
+struct mount_problems {
+	struct {
+		char code[32];
+		int64_t index;
+		char path[FAMFS_MAX_PATHLEN + 256];
+		char msg[FAMFS_ERR_MSG_MAX];
+	} *items;
+	size_t n, cap;
+};
+
+static void on_mount_problem(void *userdata, const char *code, int64_t index, const char *relpath,
+			     const char *message)
+{
+	struct mount_problems *mp = userdata;
+
+	if (mp->n == mp->cap) {
+		size_t c = mp->cap ? mp->cap * 2 : 16;
+		void *p = mp->cap < MAX_FINDINGS_REPLY ? realloc(mp->items, c * sizeof(*mp->items)) : NULL;
+
+		if (!p) {
+			mp->n++;    /* counted, not listed */
+			return;
+		}
+		mp->items = p;
+		mp->cap = c;
+	}
+	if (mp->n >= mp->cap) {
+		mp->n++;
+		return;
+	}
+	snprintf(mp->items[mp->n].code, sizeof(mp->items[0].code), "%s", code);
+	mp->items[mp->n].index = index;
+	snprintf(mp->items[mp->n].path, sizeof(mp->items[0].path), "%s", relpath);
+	snprintf(mp->items[mp->n].msg, sizeof(mp->items[0].msg), "%s", message);
+	mp->n++;
+}
+
 static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 {
+	struct mount_problems mp = {0};
 	struct famfs_check_report *rep = NULL;
 	struct famfs_device *dev = NULL;
 	struct famfs_err err = {0};
@@ -702,7 +741,15 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	if (r < 0)
 		goto out;
 	errors = famfs_check_report_errors(rep);
-	verdict = errors == 0 ? "clean" : famfs_check_repair_fixes_all(rep) ? "torn-tail" : "damaged";
+	/* A kernel mount must also match the log, file by file. */
+	if (f->fs && f->backend == &backend_kernel) {
+		r = kernel_check_mount(f, on_mount_problem, &mp, &err);
+		if (r < 0)
+			on_mount_problem(&mp, "mount-unchecked", -1, "", err.msg);
+	}
+	errors += mp.n;
+	verdict = errors == 0 ? "clean" : (famfs_check_repair_fixes_all(rep) && mp.n == 0) ? "torn-tail" :
+		  "damaged";
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "stt", verdict, (uint64_t)errors,
@@ -715,6 +762,9 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 		r = sd_bus_message_append(reply, "(ssxss)", famfs_severity_name(x->severity),
 					  famfs_finding_name(x->code), x->index, x->path, x->message);
 	}
+	for (size_t k = 0; r >= 0 && k < mp.n && k < mp.cap && k < MAX_FINDINGS_REPLY; k++)
+		r = sd_bus_message_append(reply, "(ssxss)", "error", mp.items[k].code, mp.items[k].index,
+					  mp.items[k].path, mp.items[k].msg);
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
@@ -723,6 +773,7 @@ out:
 	sd_bus_message_unref(reply);
 	famfs_check_report_free(rep);
 	famfs_device_close(dev);
+	free(mp.items);
 	return r;
 }
 
@@ -776,10 +827,16 @@ static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 	type = en->file.ext_type;
 	if (type == FAMFS_EXT_INTERLEAVED)
 		chunk = en->file.ie[0].chunk_size;
+	if (f->backend->data_fd_is_file)
+		type = FAMFS_EXT_SIMPLE, chunk = 0;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "htut", fd, famfs_ns_node(f->fs->ns, id)->size, type, chunk);
-	if (r >= 0)
+	/* The file itself: one extent covering it, at file offsets. */
+	if (r >= 0 && f->backend->data_fd_is_file)
+		r = sd_bus_message_append(reply, "a(ttt)", 1, (uint64_t)0, (uint64_t)0,
+					  famfs_ns_node(f->fs->ns, id)->size);
+	else if (r >= 0)
 		r = append_extents(reply, en, NULL, NULL);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);

@@ -9,6 +9,11 @@
  *   torn-tail-grace = 2000        (milliseconds)
  *   system-uuid-file = /opt/famfs/system_uuid
  *   polkit = yes
+ *   udev, udev-source, automount, backend, kernel-module: see hotplug.h
+ *
+ *   [filesystem UUID]             (one per file system, see hotplug.h)
+ *   automount = no
+ *   mount-point = /mnt/shared
  *
  * '#' and ';' start comments.  Unknown keys and sections are errors, so a
  * typo does not silently leave a default in place.
@@ -29,6 +34,7 @@ void config_init(struct manager_config *c)
 	c->poll_ms = MANAGER_DEFAULT_POLL_MS;
 	c->grace_ms = MANAGER_DEFAULT_GRACE_MS;
 	c->polkit = true;
+	hotplug_config_init(&c->hp);
 }
 
 void config_free(struct manager_config *c)
@@ -37,6 +43,7 @@ void config_free(struct manager_config *c)
 		free(c->devices[i]);
 	free(c->mount_root);
 	free(c->system_uuid_file);
+	hotplug_config_free(&c->hp);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -115,6 +122,7 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 	char line[CONFIG_LINE_MAX];
 	unsigned lineno = 0;
 	bool in_manager = true;
+	char fs_uuid[64] = "";   /* inside [filesystem UUID] */
 	FILE *f;
 	int r = 0;
 
@@ -149,6 +157,12 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 			}
 			*e = '\0';
 			in_manager = strcmp(trim(s + 1), "manager") == 0;
+			fs_uuid[0] = '\0';
+			if (!in_manager && strncmp(trim(s + 1), "filesystem ", 11) == 0 &&
+			    strlen(trim(trim(s + 1) + 11)) < sizeof(fs_uuid)) {
+				snprintf(fs_uuid, sizeof(fs_uuid), "%s", trim(trim(s + 1) + 11));
+				continue;
+			}
 			if (!in_manager) {
 				snprintf(errbuf, errlen, "%s:%u: unknown section [%s] (only [manager])",
 					 path, lineno, trim(s + 1));
@@ -166,7 +180,15 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 		*eq = '\0';
 		key = trim(s);
 		val = trim(eq + 1);
-		if (!strcmp(key, "device")) {
+		if (fs_uuid[0]) {
+			r = hotplug_config_key(&c->hp, fs_uuid, key, val, errbuf, errlen);
+			if (r == -ENOENT) {
+				snprintf(errbuf, errlen, "%s:%u: unknown key \"%s\" in [filesystem %s]", path,
+					 lineno, key, fs_uuid);
+				r = -EINVAL;
+				break;
+			}
+		} else if (!strcmp(key, "device")) {
 			r = config_add_device(c, val, errbuf, errlen);
 		} else if (!strcmp(key, "mount-root")) {
 			r = val[0] == '/' ? set_string(&c->mount_root, val) : -EINVAL;
@@ -178,7 +200,7 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 			r = parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
 		} else if (!strcmp(key, "polkit")) {
 			r = parse_bool(val, &c->polkit);
-		} else {
+		} else if ((r = hotplug_config_key(&c->hp, NULL, key, val, errbuf, errlen)) == -ENOENT) {
 			snprintf(errbuf, errlen, "%s:%u: unknown key \"%s\"", path, lineno, key);
 			r = -EINVAL;
 			break;

@@ -363,6 +363,7 @@ static char *pick_mountpoint(struct manager *m, const char *device)
 int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 {
 	struct famfs_err err = {0};
+	struct attach_plan plan;
 	struct fsys *f;
 	unsigned flags;
 	int r;
@@ -399,13 +400,21 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		f->corrupt[0] = '\0';
 	} else {
 		set_uuid(f, f->fs->sb->uuid);
+		hotplug_plan(m, device, f->uuid, f->fs->dev->kind == FAMFS_DEVICE_IMAGE, &plan);
+		if (hotplug_apply_plan(f, &plan) < 0) {
+			attach_plan_done(&plan);
+			fsys_free(f);
+			return -ENOMEM;
+		}
 		check_at_attach(f, f->fs->dev->base, f->fs->dev->size);
 		r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
 		if (r < 0)
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		/* A stall at attach starts the grace period like any other. */
 		fsys_follow(f);
-		if (f->backend->attach && f->backend->attach(f, &err) < 0) {
+		r = hotplug_backend_attach(f, &plan, &err);
+		attach_plan_done(&plan);
+		if (r < 0) {
 			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
 				 f->backend->name, err.msg);
 			f->fs = famfs_fs_close(f->fs);

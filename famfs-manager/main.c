@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 			f->fs ? (f->fs->master ? "master" : "client") : "not usable",
 			health_name(f->health), f->nreasons ? ": " : "", f->nreasons ? f->reasons[0] : "");
 	}
-	if (m.cfg.ndevices == 0)
+	if (m.cfg.ndevices == 0 && !m.cfg.hp.udev)
 		fprintf(stderr, "famfs-manager: no devices configured (use --device or %s)\n", config_path);
 
 	r = sd_bus_open_system(&m.bus);
@@ -258,6 +258,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "famfs-manager: cannot set up the bus objects: %s\n", strerror(-r));
 		goto out;
 	}
+	/* Devices already there become objects before anyone sees the name. */
+	(void)hotplug_start(&m);
 	r = sd_bus_request_name(m.bus, MANAGER_BUS_NAME, 0);
 	if (r < 0) {
 		fprintf(stderr, "famfs-manager: cannot own %s: %s%s\n", MANAGER_BUS_NAME, strerror(-r),
@@ -279,6 +281,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		fprintf(stderr, "famfs-manager: event loop failed: %s\n", strerror(-r));
 out:
+	hotplug_stop(&m);
 	sd_event_source_unref(m.timer);
 	sd_event_source_unref(m.flush);
 	if (m.bus) {

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "hotplug.h"
 
 #define MANAGER_BUS_NAME   "org.famfs.Manager"
 #define MANAGER_PATH       "/org/famfs/Manager"
@@ -60,6 +61,8 @@ struct backend_ops {
 	/* PTE, PMD, PUD faults; -EOPNOTSUPP when the backend has none */
 	int (*fault_counters)(struct fsys *f, uint64_t ret[3]);
 	void (*detach)(struct fsys *f);
+	/* open_data's fd is the file itself: map it at file offsets, not extents */
+	bool data_fd_is_file;
 };
 
 extern const struct backend_ops backend_view;
@@ -109,6 +112,7 @@ struct manager_config {
 	uint64_t grace_ms;
 	char *system_uuid_file;
 	bool polkit;
+	struct hotplug_config hp;       /* udev, automount, backend choice */
 };
 
 struct sender_cache_entry {
@@ -130,6 +134,8 @@ struct manager {
 	struct sender_cache_entry senders[32];
 	unsigned sender_next;
 	uint64_t calls_denied;
+	struct udev_watch *udev_watch;  /* hotplug.c */
+	bool module_tried;
 };
 
 /* config.c */

@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kernel backend: famfs.ko serves the files.  At attach the device is
+ * mounted (mount -t famfs, noatime, nosuid, noexec, nodev), .meta/.superblock
+ * and .meta/.log are created with MAP_CREATE_V2 (file types SUPERBLOCK and
+ * LOG, so upstream's tools work on the mount), and the namespace the log
+ * describes is instantiated: directories with their mode and owner, files
+ * with open(O_CREAT), fchown and MAP_CREATE_V2.  Clients get no write bits.
+ * A path that is already there is compared with its log entry; a
+ * difference is a conflict, reported, never papered over.
+ *
+ * The daemon reads and appends the log through the DAX mappings of the two
+ * .meta files once they exist: a pmem block device mapped directly goes
+ * through the page cache, which neither sees other hosts' appends nor
+ * reaches the memory the kernel's DAX mappings read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "log.h"
+#include "manager.h"
+
+#define KERNEL_STATFS_MAGIC      0x87b282feU   /* standalone famfs.ko */
+#define KERNEL_STATFS_MAGIC_OLD  0x87b282ffU
+#define KERNEL_SYSFS_DIR         "/sys/fs/famfs"
+#define KERNEL_MAX_DEPTH         40
+#define KERNEL_CHECK_MAX_NODES   (1u << 24)
+
+extern char **environ;
+
+struct kstate {
+	int root;                 /* O_PATH of the mount's root */
+	bool mounted;             /* we mounted it, so we unmount it */
+	bool ready;               /* .meta done; instantiate goes to the mount */
+	void *sb_map;
+	void *log_map;
+	size_t log_len;
+	struct famfs_superblock *dev_sb;     /* the library's own pointers */
+	struct famfs_log_header *dev_log;
+	struct kernel_stats st;
+	char first_conflict[FAMFS_ERR_MSG_MAX];
+};
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+const char *backend_choice_name(enum backend_choice c)
+{
+	switch (c) {
+	case BACKEND_KERNEL:
+		return "kernel";
+	case BACKEND_VIEW:
+		return "view";
+	default:
+		return "auto";
+	}
+}
+
+int backend_choice_parse(const char *s, enum backend_choice *ret)
+{
+	if (!strcmp(s, "auto"))
+		*ret = BACKEND_AUTO;
+	else if (!strcmp(s, "kernel"))
+		*ret = BACKEND_KERNEL;
+	else if (!strcmp(s, "view"))
+		*ret = BACKEND_VIEW;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- module ---------------------------------------------------------- */
+
+bool kernel_famfs_available(const char *root)
+{
+	char path[4096], line[256];
+	struct stat st;
+	bool found = false;
+	FILE *fp;
+
+	if (!root)
+		root = "";
+	snprintf(path, sizeof(path), "%s/sys/module/famfs", root);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	snprintf(path, sizeof(path), "%s/proc/filesystems", root);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *name = strrchr(line, '\t');
+
+		name = name ? name + 1 : line;
+		name[strcspn(name, " \t\r\n")] = '\0';
+		found = strcmp(name, "famfs") == 0;
+	}
+	fclose(fp);
+	return found;
+}
+
+int kernel_famfs_load(const char *spec, struct famfs_err *err)
+{
+	size_t n;
+	int r;
+
+	if (!spec || !spec[0])
+		spec = "famfs";
+	n = strlen(spec);
+	if (n > 3 && strcmp(spec + n - 3, ".ko") == 0) {
+		int fd = open(spec, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return famfs_err_set(err, -errno, "cannot open %s: %s", spec, strerror(errno));
+		r = (int)syscall(SYS_finit_module, fd, "", 0);
+		r = r < 0 ? -errno : 0;
+		close(fd);
+		if (r == -EEXIST)
+			return 0;
+		if (r < 0)
+			return famfs_err_set(err, r, "cannot load %s: %s", spec, strerror(-r));
+		return 0;
+	} else {
+		char *argv[] = { (char *)"modprobe", (char *)"-q", (char *)spec, NULL };
+		pid_t pid;
+		int status;
+
+		if (strchr(spec, '/') || spec[0] == '-')
+			return famfs_err_set(err, -EINVAL, "\"%s\" is neither a .ko path nor a module name", spec);
+		r = posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ);
+		if (r != 0)
+			return famfs_err_set(err, -r, "cannot run modprobe: %s", strerror(r));
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return famfs_err_set(err, -errno, "waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			return famfs_err_set(err, -ENOENT, "modprobe %s failed (status %d)", spec,
+					     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 0;
+	}
+}
+
+/* ---- maps ------------------------------------------------------------ */
+
+void kernel_fmap_fix_pointers(struct kernel_fmap *m)
+{
+	if (m->fmap.fioc_ext_type == FAMFS_IOC_EXT_INTERLEAVE) {
+		m->fmap.kie = &m->ie;
+		m->ie.ie_strips = m->strips;
+	} else {
+		m->fmap.kse = m->se;
+	}
+}
+
+void kernel_fmap_meta(uint32_t file_type, uint64_t offset, uint64_t len, struct kernel_fmap *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->fmap.fioc_file_size = len;
+	ret->fmap.fioc_file_type = file_type;
+	ret->fmap.fioc_ext_type = FAMFS_IOC_EXT_SIMPLE;
+	ret->fmap.fioc_nextents = 1;
+	ret->se[0].offset = offset;
+	ret->se[0].len = len;
+	kernel_fmap_fix_pointers(ret);
+}
+
+int kernel_fmap_from_entry(const struct famfs_log_entry *e, struct kernel_fmap *ret,
+			   struct famfs_err *err)
+{
+	const struct famfs_log_file_meta *fm = &e->file;
+
+	memset(ret, 0, sizeof(*ret));
+	if (e->type != FAMFS_LOG_FILE)
+		return famfs_err_set(err, -EINVAL, "log entry of type %" PRIu32 " is not a file", e->type);
+	ret->fmap.fioc_file_size = fm->size;
+	ret->fmap.fioc_file_type = FAMFS_REG;
+	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
+		if (fm->nextents < 1 || fm->nextents > FAMFS_IOC_MAX_SIMPLE_EXTENTS)
+			return famfs_err_set(err, -EINVAL, "%" PRIu32 " simple extents (1 to %d)",
+					     fm->nextents, FAMFS_IOC_MAX_SIMPLE_EXTENTS);
+		ret->fmap.fioc_ext_type = FAMFS_IOC_EXT_SIMPLE;
+		ret->fmap.fioc_nextents = fm->nextents;
+		for (uint32_t i = 0; i < fm->nextents; i++) {
+			ret->se[i].devindex = fm->se[i].devindex;
+			ret->se[i].offset = fm->se[i].offset;
+			ret->se[i].len = fm->se[i].len;
+		}
+	} else if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
+		const struct famfs_interleaved_extent *ie = &fm->ie[0];
+		uint64_t min_len = UINT64_MAX;
+
+		if (fm->nextents != 1)
+			return famfs_err_set(err, -EINVAL, "%" PRIu32 " interleaved extents (only 1)",
+					     fm->nextents);
+		if (ie->nstrips < 1 || ie->nstrips > FAMFS_MAX_STRIPS || ie->chunk_size == 0)
+			return famfs_err_set(err, -EINVAL, "interleaved extent with %" PRIu64
+					     " strips and chunk %" PRIu64, ie->nstrips, ie->chunk_size);
+		ret->fmap.fioc_ext_type = FAMFS_IOC_EXT_INTERLEAVE;
+		ret->fmap.fioc_niext = 1;
+		ret->ie.ie_nstrips = ie->nstrips;
+		ret->ie.ie_chunk_size = ie->chunk_size;
+		for (uint64_t j = 0; j < ie->nstrips; j++) {
+			ret->strips[j].devindex = ie->strips[j].devindex;
+			ret->strips[j].offset = ie->strips[j].offset;
+			ret->strips[j].len = ie->strips[j].len;
+			if (ie->strips[j].len < min_len)
+				min_len = ie->strips[j].len;
+		}
+		/* Round robin: the shortest strip bounds what the extent holds. */
+		if (min_len > UINT64_MAX / ie->nstrips)
+			return famfs_err_set(err, -EINVAL, "interleaved extent too large");
+		ret->ie.ie_nbytes = min_len / ie->chunk_size * ie->chunk_size * ie->nstrips;
+	} else {
+		return famfs_err_set(err, -EINVAL, "unknown extent type %" PRIu32, fm->ext_type);
+	}
+	kernel_fmap_fix_pointers(ret);
+	return 0;
+}
+
+int kernel_fmap_compare(const struct famfs_ioc_get_fmap *got, const struct kernel_fmap *want,
+			struct famfs_err *err)
+{
+	const struct famfs_ioc_fmap *g = &got->iocmap, *w = &want->fmap;
+
+	if (g->fioc_file_size != w->fioc_file_size)
+		return famfs_err_set(err, -EILSEQ, "size %llu in the kernel, %llu in the log",
+				     (unsigned long long)g->fioc_file_size,
+				     (unsigned long long)w->fioc_file_size);
+	if (g->fioc_file_type != w->fioc_file_type)
+		return famfs_err_set(err, -EILSEQ, "file type %u in the kernel, %u expected",
+				     g->fioc_file_type, w->fioc_file_type);
+	if (g->fioc_ext_type != w->fioc_ext_type)
+		return famfs_err_set(err, -EILSEQ, "extent type %u in the kernel, %u in the log",
+				     g->fioc_ext_type, w->fioc_ext_type);
+	if (w->fioc_ext_type == FAMFS_IOC_EXT_SIMPLE) {
+		if (g->fioc_nextents != w->fioc_nextents)
+			return famfs_err_set(err, -EILSEQ, "%u extents in the kernel, %u in the log",
+					     g->fioc_nextents, w->fioc_nextents);
+		if (w->fioc_nextents > FAMFS_MAX_EXTENTS)
+			return famfs_err_set(err, -E2BIG, "%u extents: more than MAP_GET_V2 reports",
+					     w->fioc_nextents);
+		for (uint32_t i = 0; i < w->fioc_nextents; i++)
+			if (got->ikse[i].offset != want->se[i].offset || got->ikse[i].len != want->se[i].len)
+				return famfs_err_set(err, -EILSEQ,
+						     "extent %u is 0x%llx+0x%llx in the kernel, 0x%llx+0x%llx in the log",
+						     i, (unsigned long long)got->ikse[i].offset,
+						     (unsigned long long)got->ikse[i].len,
+						     (unsigned long long)want->se[i].offset,
+						     (unsigned long long)want->se[i].len);
+		return 0;
+	}
+	if (g->fioc_niext != 1)
+		return famfs_err_set(err, -EILSEQ, "%u interleaved extents in the kernel, 1 in the log",
+				     g->fioc_niext);
+	if (got->ks.ikie.ie_nstrips != want->ie.ie_nstrips ||
+	    got->ks.ikie.ie_chunk_size != want->ie.ie_chunk_size ||
+	    got->ks.ikie.ie_nbytes != want->ie.ie_nbytes)
+		return famfs_err_set(err, -EILSEQ,
+				     "interleave %llu strips, chunk 0x%llx, 0x%llx bytes in the kernel; %llu, 0x%llx, 0x%llx from the log",
+				     (unsigned long long)got->ks.ikie.ie_nstrips,
+				     (unsigned long long)got->ks.ikie.ie_chunk_size,
+				     (unsigned long long)got->ks.ikie.ie_nbytes,
+				     (unsigned long long)want->ie.ie_nstrips,
+				     (unsigned long long)want->ie.ie_chunk_size,
+				     (unsigned long long)want->ie.ie_nbytes);
+	for (uint64_t j = 0; j < want->ie.ie_nstrips && j < FAMFS_MAX_STRIPS; j++)
+		if (got->ks.kie_strips[j].offset != want->strips[j].offset ||
+		    got->ks.kie_strips[j].len != want->strips[j].len)
+			return famfs_err_set(err, -EILSEQ,
+					     "strip %llu is 0x%llx+0x%llx in the kernel, 0x%llx+0x%llx in the log",
+					     (unsigned long long)j,
+					     (unsigned long long)got->ks.kie_strips[j].offset,
+					     (unsigned long long)got->ks.kie_strips[j].len,
+					     (unsigned long long)want->strips[j].offset,
+					     (unsigned long long)want->strips[j].len);
+	return 0;
+}
+
+/* ---- fault counters -------------------------------------------------- */
+
+static int read_u64_file(const char *path, uint64_t *ret)
+{
+	char buf[64], *end;
+	unsigned long long v;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODATA;
+	buf[n] = '\0';
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+int kernel_read_fault_counters(const char *dir, uint64_t ret[3])
+{
+	static const char *const names[3] = { "pte_fault_ct", "pmd_fault_ct", "pud_fault_ct" };
+	uint64_t v[3];
+	char path[4096];
+
+	for (int i = 0; i < 3; i++) {
+		int r;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		r = read_u64_file(path, &v[i]);
+		if (r < 0)
+			return r;
+	}
+	memcpy(ret, v, sizeof(v));
+	return 0;
+}
+
+/* Counting is off until someone enables it; enabling clears the counters. */
+static void enable_fault_counting(void)
+{
+	uint64_t on = 0;
+	int fd;
+
+	if (read_u64_file(KERNEL_SYSFS_DIR "/fault_count_enable", &on) < 0 || on)
+		return;
+	fd = open(KERNEL_SYSFS_DIR "/fault_count_enable", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1\n", 2) < 0)
+		fprintf(stderr, "famfs-manager: cannot enable famfs fault counting: %s\n", strerror(errno));
+	close(fd);
+}
+
+/* ---- paths in the mount ---------------------------------------------- */
+
+/* Opens a path below the mount's root, never through a symlink or "..". */
+static int open_beneath(int root, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	long fd = syscall(SYS_openat2, root, rel, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The directory holding @rel, and the last component of @rel. */
+static int open_parent(int root, const char *rel, const char **ret_name)
+{
+	const char *slash = strrchr(rel, '/');
+	char dir[FAMFS_MAX_PATHLEN];
+	size_t n;
+
+	if (!slash) {
+		*ret_name = rel;
+		return open_beneath(root, ".", O_PATH | O_DIRECTORY, 0);
+	}
+	n = (size_t)(slash - rel);
+	if (n == 0 || n >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, rel, n);
+	dir[n] = '\0';
+	*ret_name = slash + 1;
+	return open_beneath(root, dir, O_PATH | O_DIRECTORY, 0);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = i < n ? '/' : '\0';
+	}
+	return 0;
+}
+
+static bool is_famfs_dir(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	return (uint32_t)sf.f_type == KERNEL_STATFS_MAGIC || (uint32_t)sf.f_type == KERNEL_STATFS_MAGIC_OLD;
+}
+
+/* ---- instantiating ---------------------------------------------------- */
+
+static uint32_t file_mode(const struct fsys *f, uint32_t mode)
+{
+	mode &= 07777;
+	return f->fs->master ? mode : mode & ~0222u;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int conflict(struct fsys *f, struct kstate *ks, struct famfs_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[FAMFS_ERR_MSG_MAX];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ks->st.conflicts++;
+	if (!ks->first_conflict[0])
+		snprintf(ks->first_conflict, sizeof(ks->first_conflict), "%s", msg);
+	return famfs_err_set(err, -EEXIST, "%s", msg);
+}
+
+static int compare_owner(struct fsys *f, struct kstate *ks, const char *rel, const struct stat *st,
+			 uint32_t mode, uint32_t uid, uint32_t gid, struct famfs_err *err)
+{
+	if ((st->st_mode & 07777) != mode || st->st_uid != uid || st->st_gid != gid)
+		return conflict(f, ks, err,
+				"\"%s\" is in the mount with mode %04o owner %u:%u, the log says %04o %u:%u",
+				rel, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid,
+				(unsigned)st->st_gid, mode, uid, gid);
+	return 0;
+}
+
+static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs_ns_node *n,
+			   struct famfs_err *err)
+{
+	const char *name;
+	struct stat st;
+	int dfd, r;
+
+	dfd = open_parent(ks->root, n->path, &name);
+	if (dfd < 0)
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
+				     strerror(-dfd));
+	if (mkdirat(dfd, name, n->mode & 07777) == 0) {
+		r = 0;
+		if (fchownat(dfd, name, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fchmodat(dfd, name, n->mode & 07777, 0) < 0)
+			r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path,
+					  strerror(errno));
+		ks->st.created++;
+	} else if (errno == EEXIST) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = famfs_err_set(err, -errno, "\"%s\": %s", n->path, strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			r = conflict(f, ks, err, "\"%s\" is a directory in the log but not in the mount", n->path);
+		else
+			r = compare_owner(f, ks, n->path, &st, n->mode & 07777, n->uid, n->gid, err);
+		if (r == 0)
+			ks->st.existed++;
+	} else {
+		r = famfs_err_set(err, -errno, "cannot create directory \"%s\" in the mount: %s", n->path,
+				  strerror(errno));
+	}
+	close(dfd);
+	return r;
+}
+
+/* An existing file: its map and its owner must be what the log says. */
+static int verify_file(struct fsys *f, struct kstate *ks, const char *rel, const struct kernel_fmap *want,
+		       uint32_t mode, uint32_t uid, uint32_t gid, struct famfs_err *err)
+{
+	struct famfs_ioc_get_fmap got;
+	struct famfs_err e2 = {0};
+	struct stat st;
+	int fd, r;
+
+	fd = open_beneath(ks->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return conflict(f, ks, err, "\"%s\" is in the mount but cannot be opened: %s", rel,
+				strerror(-fd));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return conflict(f, ks, err, "\"%s\" is a file in the log but not a regular file in the mount", rel);
+	}
+	memset(&got, 0, sizeof(got));
+	if (ioctl(fd, FAMFSIOC_MAP_GET_V2, &got) < 0) {
+		r = errno;
+		close(fd);
+		return conflict(f, ks, err, "\"%s\" is in the mount without a famfs map (%s)", rel, strerror(r));
+	}
+	close(fd);
+	if (kernel_fmap_compare(&got, want, &e2) < 0)
+		return conflict(f, ks, err, "\"%s\" differs from its log entry: %s", rel, e2.msg);
+	return compare_owner(f, ks, rel, &st, mode, uid, gid, err);
+}
+
+static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_ns_node *n,
+			    struct famfs_err *err)
+{
+	const struct famfs_log_entry *e = famfs_fs_entry(f->fs, node);
+	struct kernel_fmap km;
+	const char *name;
+	uint32_t mode;
+	int dfd, fd, r;
+
+	if (!e)
+		return famfs_err_set(err, -ENOENT, "\"%s\": no log entry", n->path);
+	r = kernel_fmap_from_entry(e, &km, err);
+	if (r < 0) {
+		famfs_err_prefix(err, "\"%s\": ", n->path);
+		return r;
+	}
+	mode = file_mode(f, n->mode);
+	dfd = open_parent(ks->root, n->path, &name);
+	if (dfd < 0)
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
+				     strerror(-dfd));
+	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+	if (fd < 0 && errno == EEXIST) {
+		close(dfd);
+		r = verify_file(f, ks, n->path, &km, mode, n->uid, n->gid, err);
+		if (r == 0)
+			ks->st.existed++;
+		return r;
+	}
+	if (fd < 0) {
+		r = famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", n->path, strerror(errno));
+		close(dfd);
+		return r;
+	}
+	r = 0;
+	if (fchown(fd, n->uid, n->gid) < 0 || fchmod(fd, mode) < 0)
+		r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path, strerror(errno));
+	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km.fmap) < 0)
+		r = famfs_err_set(err, -errno, "\"%s\": MAP_CREATE_V2 failed: %s", n->path, strerror(errno));
+	close(fd);
+	if (r < 0) {
+		/* No file without its map stays behind. */
+		(void)unlinkat(dfd, name, 0);
+	} else {
+		ks->st.created++;
+	}
+	close(dfd);
+	return r;
+}
+
+static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, struct famfs_err *err)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	int r;
+
+	if (!n || node == FAMFS_NS_ROOT)
+		return 0;
+	if (n->kind == FAMFS_NS_DIR)
+		r = instantiate_dir(f, ks, n, err);
+	else
+		r = instantiate_file(f, ks, node, n, err);
+	if (r < 0 && r != -EEXIST)
+		ks->st.errors++;
+	return r;
+}
+
+static int kernel_instantiate(struct fsys *f, uint32_t node, struct famfs_err *err)
+{
+	struct kstate *ks = f->backend_data;
+
+	/* Before the mount is ready, attach instantiates the whole namespace. */
+	if (!ks || !ks->ready)
+		return 0;
+	return do_instantiate(f, ks, node, err);
+}
+
+/* ---- .meta ------------------------------------------------------------- */
+
+static int make_meta_file(struct fsys *f, struct kstate *ks, const char *rel, uint32_t type,
+			  uint64_t offset, uint64_t len, mode_t mode, struct famfs_err *err)
+{
+	struct famfs_ioc_get_fmap got;
+	struct kernel_fmap km;
+	struct famfs_err e2 = {0};
+	int fd, r = 0;
+
+	kernel_fmap_meta(type, offset, len, &km);
+	fd = open_beneath(ks->root, rel, O_RDONLY | O_CREAT | O_EXCL | O_NOCTTY, mode);
+	if (fd >= 0) {
+		if (fchmod(fd, mode) < 0 || ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km.fmap) < 0) {
+			r = famfs_err_set(err, -errno, "cannot create %s: MAP_CREATE_V2: %s", rel, strerror(errno));
+			close(fd);
+			fd = open_beneath(ks->root, ".meta", O_PATH | O_DIRECTORY, 0);
+			if (fd >= 0) {
+				(void)unlinkat(fd, strchr(rel, '/') + 1, 0);
+				close(fd);
+			}
+			return r;
+		}
+		close(fd);
+		return 0;
+	}
+	if (fd != -EEXIST)
+		return famfs_err_set(err, fd, "cannot create %s in %s: %s", rel, f->mountpoint, strerror(-fd));
+	fd = open_beneath(ks->root, rel, O_RDONLY | O_NOCTTY, 0);
+	if (fd < 0)
+		return famfs_err_set(err, fd, "cannot open %s: %s", rel, strerror(-fd));
+	memset(&got, 0, sizeof(got));
+	if (ioctl(fd, FAMFSIOC_MAP_GET_V2, &got) < 0)
+		r = famfs_err_set(err, -errno, "%s exists without a famfs map: %s", rel, strerror(errno));
+	else if (kernel_fmap_compare(&got, &km, &e2) < 0)
+		r = famfs_err_set(err, -EEXIST, "%s is not this file system's: %s", rel, e2.msg);
+	close(fd);
+	return r;
+}
+
+static int make_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
+{
+	int dfd, r;
+
+	dfd = open_beneath(ks->root, ".", O_PATH | O_DIRECTORY, 0);
+	if (dfd < 0)
+		return famfs_err_set(err, dfd, "cannot open %s: %s", f->mountpoint, strerror(-dfd));
+	if (mkdirat(dfd, ".meta", 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		close(dfd);
+		return famfs_err_set(err, r, "cannot create %s/.meta: %s", f->mountpoint, strerror(-r));
+	}
+	close(dfd);
+	r = make_meta_file(f, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, err);
+	if (r < 0)
+		return r;
+	return make_meta_file(f, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, f->fs->layout.log_len,
+			      f->fs->master ? 0644 : 0444, err);
+}
+
+/* Reads and appends go through the .meta files' DAX mappings from now on. */
+static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
+{
+	int prot = f->fs->master && f->fs->dev->writable ? PROT_READ | PROT_WRITE : PROT_READ;
+	const struct famfs_log_header *lh;
+	const struct famfs_superblock *sb;
+	int fd;
+
+	fd = open_beneath(ks->root, ".meta/.superblock", O_RDONLY | O_NOCTTY, 0);
+	if (fd < 0)
+		return famfs_err_set(err, fd, "cannot open .meta/.superblock: %s", strerror(-fd));
+	ks->sb_map = mmap(NULL, FAMFS_SUPERBLOCK_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (ks->sb_map == MAP_FAILED) {
+		ks->sb_map = NULL;
+		return famfs_err_set(err, -errno, "cannot map .meta/.superblock: %s", strerror(errno));
+	}
+	fd = open_beneath(ks->root, ".meta/.log", (prot & PROT_WRITE) ? O_RDWR : O_RDONLY, 0);
+	if (fd < 0)
+		return famfs_err_set(err, fd, "cannot open .meta/.log: %s", strerror(-fd));
+	ks->log_len = f->fs->layout.log_len;
+	ks->log_map = mmap(NULL, ks->log_len, prot, MAP_SHARED, fd, 0);
+	close(fd);
+	if (ks->log_map == MAP_FAILED) {
+		ks->log_map = NULL;
+		return famfs_err_set(err, -errno, "cannot map .meta/.log: %s", strerror(errno));
+	}
+	sb = ks->sb_map;
+	lh = ks->log_map;
+	if (sb->magic != f->fs->sb->magic || memcmp(sb->uuid, f->fs->sb->uuid, 16) != 0 ||
+	    lh->magic != f->fs->log->magic || lh->len != f->fs->log->len ||
+	    lh->last_index != f->fs->log->last_index)
+		return famfs_err_set(err, -EILSEQ,
+				     "the mount's .meta files do not show the superblock and log read from %s",
+				     f->device);
+	ks->dev_sb = f->fs->sb;
+	ks->dev_log = f->fs->log;
+	f->fs->sb = ks->sb_map;
+	f->fs->log = ks->log_map;
+	return 0;
+}
+
+/* ---- attach / detach --------------------------------------------------- */
+
+static void release(struct fsys *f, struct kstate *ks)
+{
+	if (ks->dev_sb) {
+		f->fs->sb = ks->dev_sb;
+		f->fs->log = ks->dev_log;
+	}
+	if (ks->log_map)
+		munmap(ks->log_map, ks->log_len);
+	if (ks->sb_map)
+		munmap(ks->sb_map, FAMFS_SUPERBLOCK_SIZE);
+	if (ks->root >= 0)
+		close(ks->root);
+	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
+		fprintf(stderr, "%s: cannot unmount (%s); detaching it lazily\n", f->mountpoint, strerror(errno));
+		(void)umount2(f->mountpoint, MNT_DETACH);
+	}
+	free(ks);
+	f->backend_data = NULL;
+}
+
+static int kernel_attach(struct fsys *f, struct famfs_err *err)
+{
+	struct kstate *ks;
+	uint64_t t0 = mono_usec(), t1;
+	const struct famfs_ns_node *n;
+	struct famfs_err e2 = {0};
+	int r;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return famfs_err_set(err, -ENOMEM, "out of memory");
+	ks->root = -1;
+	f->backend_data = ks;
+	if (!f->mountpoint || f->mountpoint[0] != '/') {
+		r = famfs_err_set(err, -EINVAL, "no mount point");
+		goto fail;
+	}
+	r = mkdir_p(f->mountpoint, 0755);
+	if (r < 0) {
+		famfs_err_set(err, r, "cannot create %s: %s", f->mountpoint, strerror(-r));
+		goto fail;
+	}
+	ks->root = open(f->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ks->root < 0) {
+		r = famfs_err_set(err, -errno, "cannot open %s: %s", f->mountpoint, strerror(errno));
+		goto fail;
+	}
+	if (is_famfs_dir(ks->root)) {
+		/* The daemon restarted: the mount is ours from before. */
+		ks->st.adopted = true;
+	} else {
+		close(ks->root);
+		ks->root = -1;
+		if (mount(f->device, f->mountpoint, "famfs", KERNEL_MOUNT_FLAGS, "") < 0) {
+			r = famfs_err_set(err, -errno, "mount -t famfs %s %s: %s", f->device, f->mountpoint,
+					  strerror(errno));
+			goto fail;
+		}
+		ks->mounted = true;
+		ks->root = open(f->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ks->root < 0 || !is_famfs_dir(ks->root)) {
+			r = famfs_err_set(err, ks->root < 0 ? -errno : -EXDEV,
+					  "%s is not a famfs mount after mounting it", f->mountpoint);
+			goto fail;
+		}
+	}
+	r = make_meta(f, ks, err);
+	if (r < 0)
+		goto fail;
+	r = switch_to_meta(f, ks, err);
+	if (r < 0)
+		goto fail;
+	enable_fault_counting();
+	t1 = mono_usec();
+	ks->st.mount_usec = t1 - t0;
+	/* Node ids grow in log order, so parents come before their children. */
+	for (uint32_t id = 1; (n = famfs_ns_node(f->fs->ns, id)) != NULL; id++) {
+		memset(&e2, 0, sizeof(e2));
+		if (do_instantiate(f, ks, id, &e2) < 0)
+			fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
+	}
+	ks->st.replay_usec = mono_usec() - t1;
+	ks->ready = true;
+	fprintf(stderr, "%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64
+		" already there, %" PRIu64 " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64 " ms)\n",
+		f->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", f->device,
+		(mono_usec() - t0) / 1000, ks->st.created, ks->st.existed, ks->st.conflicts, ks->st.errors,
+		ks->st.replay_usec / 1000);
+	return 0;
+fail:
+	release(f, ks);
+	return r;
+}
+
+static void kernel_detach(struct fsys *f)
+{
+	struct kstate *ks = f->backend_data;
+
+	if (ks)
+		release(f, ks);
+}
+
+static int kernel_open_data(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
+			    struct famfs_err *err)
+{
+	struct kstate *ks = f->backend_data;
+	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	int fd;
+
+	if (!ks || !ks->ready || !n)
+		return famfs_err_set(err, -ENODEV, "%s is not mounted", f->mountpoint);
+	if (writable && !f->fs->master)
+		return famfs_err_set(err, -EROFS, "\"%s\": clients do not write", n->path);
+	fd = open_beneath(ks->root, n->path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY, 0);
+	if (fd < 0)
+		return famfs_err_set(err, fd, "cannot open %s/%s: %s", f->mountpoint, n->path, strerror(-fd));
+	*ret_fd = fd;
+	return 0;
+}
+
+static int kernel_fault_counters(struct fsys *f, uint64_t ret[3])
+{
+	int r = kernel_read_fault_counters(KERNEL_SYSFS_DIR, ret);
+
+	if (r < 0)
+		ret[0] = ret[1] = ret[2] = 0;
+	return r;
+}
+
+int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret)
+{
+	const struct kstate *ks = f->backend != &backend_kernel ? NULL : f->backend_data;
+
+	if (!ks)
+		return -ENODEV;
+	*ret = ks->st;
+	return 0;
+}
+
+/* ---- check ------------------------------------------------------------- */
+
+struct walk {
+	struct fsys *f;
+	kernel_check_fn fn;
+	void *userdata;
+	uint8_t *seen;       /* one byte per namespace node */
+	uint32_t nnodes;
+	int problems;
+};
+
+__attribute__((format(printf, 5, 6)))
+static void problem(struct walk *w, const char *code, int64_t index, const char *rel, const char *fmt, ...)
+{
+	char msg[FAMFS_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->problems++;
+	if (w->fn)
+		w->fn(w->userdata, code, index, rel, msg);
+}
+
+static void check_file(struct walk *w, int fd, const char *rel, uint32_t id)
+{
+	const struct famfs_log_entry *e = famfs_fs_entry(w->f->fs, id);
+	const struct famfs_ns_node *n = famfs_ns_node(w->f->fs->ns, id);
+	struct famfs_ioc_get_fmap got;
+	struct famfs_err e2 = {0};
+	struct kernel_fmap km;
+
+	if (!e || kernel_fmap_from_entry(e, &km, &e2) < 0) {
+		problem(w, "mount-bad-entry", n->index, rel, "its log entry cannot be mapped: %s", e2.msg);
+		return;
+	}
+	memset(&got, 0, sizeof(got));
+	if (ioctl(fd, FAMFSIOC_MAP_GET_V2, &got) < 0) {
+		problem(w, "mount-unmapped", n->index, rel, "the file in the mount has no famfs map: %s",
+			strerror(errno));
+		return;
+	}
+	if (kernel_fmap_compare(&got, &km, &e2) < 0)
+		problem(w, "mount-map-differs", n->index, rel, "the file's map differs from its log entry: %s",
+			e2.msg);
+}
+
+static void walk_dir(struct walk *w, int dfd, const char *prefix, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > KERNEL_MAX_DEPTH) {
+		problem(w, "mount-too-deep", -1, prefix, "directories nest deeper than %d", KERNEL_MAX_DEPTH);
+		close(dfd);
+		return;
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		problem(w, "mount-unreadable", -1, prefix, "cannot read the directory: %s", strerror(errno));
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char rel[FAMFS_MAX_PATHLEN + 256];
+		struct stat st;
+		uint32_t id;
+		int n, fd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!prefix[0] && !strcmp(de->d_name, ".meta"))
+			continue;
+		n = snprintf(rel, sizeof(rel), "%s%s%s", prefix, prefix[0] ? "/" : "", de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(rel))
+			continue;
+		id = famfs_ns_lookup(w->f->fs->ns, rel, (size_t)n);
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			problem(w, "mount-unreadable", -1, rel, "cannot stat: %s", strerror(errno));
+			continue;
+		}
+		if (id == FAMFS_NS_NONE) {
+			problem(w, "mount-unknown", -1, rel, "%s in the mount that the log does not know",
+				S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a file" : "an object");
+			continue;
+		}
+		if (id < w->nnodes)
+			w->seen[id] = 1;
+		if (S_ISDIR(st.st_mode) != (famfs_ns_node(w->f->fs->ns, id)->kind == FAMFS_NS_DIR)) {
+			problem(w, "mount-type-differs", famfs_ns_node(w->f->fs->ns, id)->index, rel,
+				"is a %s in the mount and a %s in the log", S_ISDIR(st.st_mode) ? "directory" : "file",
+				S_ISDIR(st.st_mode) ? "file" : "directory");
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				problem(w, "mount-unreadable", -1, rel, "cannot open: %s", strerror(errno));
+			else
+				walk_dir(w, fd, rel, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			problem(w, "mount-type-differs", famfs_ns_node(w->f->fs->ns, id)->index, rel,
+				"is neither a file nor a directory in the mount");
+			continue;
+		}
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0) {
+			problem(w, "mount-unreadable", -1, rel, "cannot open: %s", strerror(errno));
+			continue;
+		}
+		check_file(w, fd, rel, id);
+		close(fd);
+	}
+	closedir(d);
+}
+
+int kernel_check_mount(struct fsys *f, kernel_check_fn fn, void *userdata, struct famfs_err *err)
+{
+	struct kstate *ks = f->backend == &backend_kernel ? f->backend_data : NULL;
+	struct walk w = { .f = f, .fn = fn, .userdata = userdata };
+	const struct famfs_ns_node *n;
+	struct famfs_err e2 = {0};
+	int fd;
+
+	if (!ks || !ks->ready || !f->fs)
+		return famfs_err_set(err, -ENODEV, "%s is not mounted by the kernel backend",
+				     f->mountpoint ? f->mountpoint : f->device);
+	while (famfs_ns_node(f->fs->ns, w.nnodes) && w.nnodes < KERNEL_CHECK_MAX_NODES)
+		w.nnodes++;
+	w.seen = calloc(w.nnodes ? w.nnodes : 1, 1);
+	if (!w.seen)
+		return famfs_err_set(err, -ENOMEM, "out of memory");
+	if (make_meta_file(f, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, &e2) < 0)
+		problem(&w, "mount-meta", -1, ".meta/.superblock", "%s", e2.msg);
+	memset(&e2, 0, sizeof(e2));
+	if (make_meta_file(f, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, f->fs->layout.log_len,
+			   f->fs->master ? 0644 : 0444, &e2) < 0)
+		problem(&w, "mount-meta", -1, ".meta/.log", "%s", e2.msg);
+	fd = open_beneath(ks->root, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0) {
+		free(w.seen);
+		return famfs_err_set(err, fd, "cannot open %s: %s", f->mountpoint, strerror(-fd));
+	}
+	walk_dir(&w, fd, "", 0);
+	for (uint32_t id = 1; id < w.nnodes; id++) {
+		n = famfs_ns_node(f->fs->ns, id);
+		if (!w.seen[id])
+			problem(&w, "mount-missing", n->index, n->path, "the log has this %s; the mount does not",
+				n->kind == FAMFS_NS_DIR ? "directory" : "file");
+	}
+	free(w.seen);
+	return w.problems;
+}
+
+const struct backend_ops backend_kernel = {
+	.name = "kernel",
+	.attach = kernel_attach,
+	.instantiate = kernel_instantiate,
+	.open_data = kernel_open_data,
+	.fault_counters = kernel_fault_counters,
+	.detach = kernel_detach,
+	.data_fd_is_file = true,
+};

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel backend (famfs.ko): mount -t famfs, the .meta files, one
+ * MAP_CREATE_V2 per file, fault counters from /sys/fs/famfs.  The pure
+ * helpers (building and comparing ioctl maps, reading the counters, module
+ * detection) take their inputs as arguments so the unit tests can run them
+ * without the module.
+ */
+#ifndef FAMFS_MANAGER_KERNEL_H
+#define FAMFS_MANAGER_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "omf.h"
+
+/* The uapi's v1 enum shares its name with the on-media one in omf.h. */
+#define famfs_extent_type famfs_ioc_v1_extent_type
+#include <linux/famfs_ioctl.h>
+#undef famfs_extent_type
+
+struct fsys;
+struct manager;
+
+extern const struct backend_ops backend_kernel;
+
+enum backend_choice {
+	BACKEND_AUTO,
+	BACKEND_KERNEL,
+	BACKEND_VIEW,
+};
+
+const char *backend_choice_name(enum backend_choice c);
+int backend_choice_parse(const char *s, enum backend_choice *ret);
+
+/* Mount flags, as upstream's v1 mount uses them. */
+#define KERNEL_MOUNT_FLAGS (MS_NOATIME | MS_NOSUID | MS_NOEXEC | MS_NODEV)
+
+/*
+ * Whether famfs.ko is loaded: @root/sys/module/famfs exists or
+ * @root/proc/filesystems lists famfs.  @root is "" on a real system.
+ */
+bool kernel_famfs_available(const char *root);
+
+/*
+ * Loads the module: a path ending in ".ko" is loaded with finit_module(2),
+ * anything else is a module name for modprobe(8).
+ */
+int kernel_famfs_load(const char *spec, struct famfs_err *err);
+
+/*
+ * An ioctl map with its extents, self-contained (the pointers point into
+ * the struct itself once kernel_fmap_fix_pointers() ran).
+ */
+struct kernel_fmap {
+	struct famfs_ioc_fmap fmap;
+	struct famfs_ioc_simple_extent se[FAMFS_IOC_MAX_SIMPLE_EXTENTS];
+	struct famfs_ioc_interleaved_ext ie;
+	struct famfs_ioc_simple_extent strips[FAMFS_MAX_STRIPS];
+};
+
+/* The MAP_CREATE_V2 argument for the FILE entry @e. */
+int kernel_fmap_from_entry(const struct famfs_log_entry *e, struct kernel_fmap *ret,
+			   struct famfs_err *err);
+/* For .meta/.superblock and .meta/.log: one simple extent. */
+void kernel_fmap_meta(uint32_t file_type, uint64_t offset, uint64_t len, struct kernel_fmap *ret);
+void kernel_fmap_fix_pointers(struct kernel_fmap *m);
+
+/*
+ * Compares what MAP_GET_V2 returned with what @want says; 0 when they are
+ * the same map, -EILSEQ with the first difference in @err otherwise.
+ */
+int kernel_fmap_compare(const struct famfs_ioc_get_fmap *got, const struct kernel_fmap *want,
+			struct famfs_err *err);
+
+/* Reads @dir/{pte,pmd,pud}_fault_ct; -errno when any is unreadable or garbage. */
+int kernel_read_fault_counters(const char *dir, uint64_t ret[3]);
+
+/* Per-mount numbers of the last attach, for logs and the benchmark. */
+struct kernel_stats {
+	uint64_t created;      /* files and directories made in the mount */
+	uint64_t existed;      /* already there and matching the log */
+	uint64_t conflicts;    /* already there and different from the log */
+	uint64_t errors;       /* could not be made */
+	bool adopted;          /* the mount existed before this attach */
+	uint64_t mount_usec;   /* mount(2) and the .meta files */
+	uint64_t replay_usec;  /* instantiating the namespace */
+};
+
+int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret);
+
+/*
+ * The mount-level part of `famfsctl check`: every regular file in the
+ * mount has a map identical to its log entry, every file and directory
+ * of the log is there, and nothing is there that the log does not know.
+ * @fn is called once per problem; returns the number of problems or -errno.
+ */
+typedef void (*kernel_check_fn)(void *userdata, const char *code, int64_t index,
+				const char *relpath, const char *message);
+int kernel_check_mount(struct fsys *f, kernel_check_fn fn, void *userdata, struct famfs_err *err);
+
+#endif
