@@ -369,6 +369,7 @@ static int famfs_install_meta(struct inode *inode,
 	} else {
 		i_size_write(inode, meta->file_size);
 		inode->i_flags |= S_DAX;
+		/* publish the finished map; pairs with famfs_meta() */
 		smp_store_release((struct famfs_file_meta **)&inode->i_private,
 				  meta);
 	}

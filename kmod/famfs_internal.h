@@ -58,6 +58,11 @@ static inline struct famfs_fs_info *FAMFS_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
+/*
+ * i_private goes from NULL to a complete map once (MAP_CREATE publishes it
+ * with smp_store_release()); the acquire pairs with that, so whoever sees
+ * the pointer also sees the extents it points to.
+ */
 static inline struct famfs_file_meta *famfs_meta(struct inode *inode)
 {
 	return smp_load_acquire((struct famfs_file_meta **)&inode->i_private);

@@ -894,7 +894,11 @@ static int cycle(int i, char *why, size_t whylen)
 		snprintf(why, whylen, "insmod");
 		return -1;
 	}
-	rc = mount_famfs(i == 0 ? "mode=0700" : "");
+	/* odd cycles use mount(8)/umount(8), even ones the system calls */
+	if (i % 2)
+		rc = sh("mount -t famfs %s " MNT, dev) ? -EIO : 0;
+	else
+		rc = mount_famfs(i == 0 ? "mode=0700" : "");
 	if (rc) {
 		snprintf(why, whylen, "mount: %s", strerror(-rc));
 		return -1;
@@ -947,7 +951,10 @@ static int cycle(int i, char *why, size_t whylen)
 		snprintf(why, whylen, "mmap read %u, wrote %u", c, i);
 		return -1;
 	}
-	rc = neg_errno(umount(MNT));
+	if (i % 2)
+		rc = sh("umount " MNT) ? -EIO : 0;
+	else
+		rc = neg_errno(umount(MNT));
 	if (rc) {
 		snprintf(why, whylen, "umount: %s", strerror(-rc));
 		return -1;
