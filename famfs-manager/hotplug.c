@@ -360,8 +360,14 @@ static void device_added(struct manager *m, const char *devnode, bool coldplug)
 		f->dirty = true;
 		log_attached(f, "re-attached");
 	} else {
-		if (old)
+		if (old) {
+			/* Another file system on this device now: the old object goes. */
 			append_fsys(m, old);
+			if (m->bus)
+				(void)sd_bus_emit_object_removed(m->bus, old->object_path);
+			unlink_fsys(m, old);
+			fsys_free(old);
+		}
 		append_fsys(m, f);
 		(void)bus_add_fsys(m, f);
 		log_attached(f, coldplug ? "found" : "appeared:");
