@@ -270,7 +270,7 @@ echo "# qemu exit $qrc after $(( $(date +%s) - start )) s; console: $console"
 
 tr -d '\r' <"$console" >"$console.txt"
 # Guest TAP lines, and the dmesg the guest dumps on failure (as "# " lines)
-grep -E '^(ok |not ok |1\.\.|# |Bail out!)' "$console.txt" >"$workdir/tap.txt"
+grep -E '^(ok |not ok |1\.\.|# |Bail out!)' "$console.txt" | grep -v '^# dmesg: ' >"$workdir/tap.txt"
 sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$console.txt" >"$workdir/dmesg.txt"
 
 extra_fail=0
@@ -300,9 +300,10 @@ if [ "$second_guest" = 1 ]; then
 	sed -n '/^----- guest dmesg begin/,/^----- guest dmesg end/p' "$workdir/console2.txt" \
 		>"$workdir/dmesg2.txt"
 	sed -nE 's/^(ok|not ok) [0-9]+ - /\1 - guest 2: /p' "$workdir/console2.txt" >>"$extra_tap"
-	grep -E '^# ' "$workdir/console2.txt" | sed 's/^# /# guest 2: /'
+	grep -E '^# ' "$workdir/console2.txt" | grep -v '^# dmesg: ' | sed 's/^# /# guest 2: /'
 	if ! grep -qE '^1\.\.[0-9]+' "$workdir/console2.txt"; then
-		tail -40 "$workdir/console2.txt" | sed 's/^/# guest 2 console: /'
+		grep -v '^# dmesg: ' "$workdir/console2.txt" | tail -40 |
+			sed 's/^/# guest 2 console: /'
 		echo "not ok - guest 2 printed no TAP plan (qemu exit $q2rc)" >>"$extra_tap"
 	fi
 fi
@@ -313,12 +314,26 @@ plan=$(grep -E '^1\.\.[0-9]+' "$workdir/tap.txt" | tail -1)
 grep -vE '^1\.\.' "$workdir/tap.txt"
 cat "$extra_tap"
 
+# The end of the guest's dmesg, when it dumped one (all of it is in the file)
+show_dmesg() {
+	local f
+	for f in "$workdir/dmesg.txt" "$workdir/dmesg2.txt"; do
+		[ -s "$f" ] || continue
+		echo "# last lines of $f:"
+		grep '^# dmesg: ' "$f" | tail -40
+	done
+}
+console_tail() {
+	grep -v '^# dmesg: ' "$console.txt" | tail -"$1" | sed 's/^/# console: /'
+}
+
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	tail -40 "$console.txt" | sed 's/^/# console: /'
+	console_tail 40
 	bail "VM timed out after $vm_timeout s"
 fi
 if [ -z "$plan" ]; then
-	tail -60 "$console.txt" | sed 's/^/# console: /'
+	console_tail 40
+	show_dmesg
 	bail "guest printed no TAP plan (crashed or never ran the tests)"
 fi
 
@@ -326,8 +341,7 @@ n=$(( ${plan#1..} + extra_n ))
 echo "1..$n"
 
 if grep -q '^not ok ' "$workdir/tap.txt" || [ "$extra_fail" != 0 ]; then
-	[ -s "$workdir/dmesg.txt" ] && echo "# guest dmesg kept in $workdir/dmesg.txt"
-	[ -s "$workdir/dmesg2.txt" ] && echo "# guest 2 dmesg kept in $workdir/dmesg2.txt"
+	show_dmesg
 	exit 1
 fi
 exit 0
