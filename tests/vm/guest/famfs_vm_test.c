@@ -452,6 +452,20 @@ static void test_mkfs_mount(bool do_mkfs)
 	if (!rc)
 		umount("/mnt/famfs2");
 
+	{
+		int ifd = open("/tmp/image", O_RDWR | O_CREAT, 0644);
+
+		if (ifd >= 0) {
+			ftruncate(ifd, 16 * MiB);
+			close(ifd);
+		}
+		rc = neg_errno(mount("/tmp/image", "/mnt/famfs2", "famfs", 0, ""));
+		tap_errno(rc, ENOTBLK, "mount -t famfs of a regular file");
+		if (!rc)
+			umount("/mnt/famfs2");
+		unlink("/tmp/image");
+	}
+
 	rc = make_meta(true);
 	if (rc) {
 		printf("Bail out! no .meta files (%s)\n", strerror(-rc));
@@ -535,6 +549,24 @@ static void test_v1_simple(void)
 
 			tap(fstat(fd, &st) == 0 && (uint64_t)st.st_size == size,
 			    "the size did not change");
+		}
+	}
+
+	/* A private mapping copies on write and leaves the file alone */
+	{
+		unsigned char *pm, b[64];
+		bool same;
+
+		pm = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (pm == MAP_FAILED) {
+			tap(false, "MAP_PRIVATE mmap: %s", strerror(errno));
+		} else {
+			memset(pm + 4096, 0xa5, sizeof(b));
+			same = pm[4096] == 0xa5;
+			munmap(pm, size);
+			same = same && pread(fd, b, sizeof(b), 4096) == sizeof(b) &&
+			       vm_pat_check(b, sizeof(b), 4096, 12) < 0;
+			tap(same, "a MAP_PRIVATE write stays private (the file keeps its bytes)");
 		}
 	}
 	close(fd);
@@ -830,6 +862,33 @@ static void test_bad_ioctls(void)
 		       "FAMFSIOC_NOP on a famfs file");
 	}
 	close(fd);
+
+	/* Only CAP_SYS_ADMIN may hand out device memory */
+	{
+		pid_t pid;
+		int wst = 0;
+
+		fd = create_file("bad_unpriv");
+		fchmod(fd, 0666);
+		close(fd);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			int r;
+
+			if (setgid(65534) || setuid(65534))
+				_exit(100);
+			fd = open(MNT "/bad_unpriv", O_RDWR);
+			if (fd < 0)
+				_exit(101);
+			r = one_v2(fd, tiny, base, ALIGN_2M);
+			_exit(r == -EPERM ? 0 : r == 0 ? 102 : 103);
+		}
+		waitpid(pid, &wst, 0);
+		tap(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
+		    "MAP_CREATE_V2 by an unprivileged user -> EPERM (child exit %d)",
+		    WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+	}
 
 	/* Not famfs: a tmpfs file, a famfs directory, the block device */
 	fd = open("/tmp/not-famfs", O_RDWR | O_CREAT, 0644);
