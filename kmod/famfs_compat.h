@@ -81,6 +81,12 @@ typedef enum page_entry_size famfs_fault_size_t;
 #define FAMFS_FAULT_PMD PE_SIZE_PMD
 #define FAMFS_FAULT_PUD PE_SIZE_PUD
 #else
+#ifndef PMD_ORDER
+#define PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
+#endif
+#ifndef PUD_ORDER
+#define PUD_ORDER (PUD_SHIFT - PAGE_SHIFT)
+#endif
 typedef unsigned int famfs_fault_size_t;
 #define FAMFS_FAULT_PTE 0
 #define FAMFS_FAULT_PMD PMD_ORDER
