@@ -78,9 +78,15 @@ static int famfs_meta_validate(struct famfs_fs_info *fsi,
 			rc = famfs_check_range(fsi, meta, se);
 			if (rc)
 				return rc;
-			/* only the last extent may end off a 2 MiB boundary */
+			/*
+			 * Only the last extent may end off a 2 MiB boundary,
+			 * and even it must end on a page: DAX faults map whole
+			 * pages.
+			 */
 			if (i + 1 < meta->count &&
 			    !IS_ALIGNED(se->len, FAMFS_ALIGN))
+				return -EINVAL;
+			if (!PAGE_ALIGNED(se->len))
 				return -EINVAL;
 			if (check_add_overflow(capacity, se->len, &capacity))
 				return -EINVAL;
@@ -167,8 +173,14 @@ static int famfs_resolve(const struct famfs_file_meta *meta, u64 pos,
 		if (strip_off >= ie->strip[strip].len)
 			return -EIO;	/* validated away; be safe */
 
+		/*
+		 * Contiguous up to the end of the chunk (strips hold whole
+		 * chunks), but not into the next interleaved extent.  The last
+		 * one may end mid-page; its page still lies in this chunk.
+		 */
 		*dev_off = ie->strip[strip].offset + strip_off;
-		*avail = min(ie->chunk_size - in_chunk, ie->nbytes - rel);
+		*avail = min(ie->chunk_size - in_chunk,
+			     round_up(ie->nbytes, PAGE_SIZE) - rel);
 		return 0;
 	}
 	return -EIO;

@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fullstack.sh - the whole stack in one guest: a system bus (dbus-daemon
+# with our policy), famfs-manager following kernel uevents, famfs.ko loaded
+# by the daemon, famfsctl and busctl as clients.  /dev/pmem0 is found and
+# mounted automatically; its device is unbound and bound again (remove →
+# failed "device removed" and unmounted; add → mounted again, timed);
+# CreateFile through busctl makes a file that is in the mount, mmapable, and
+# whose bytes written through the mount are what famfsctl cat reads; the
+# fault counters move; famfsctl check passes, and fails on a rogue file;
+# SIGTERM unmounts.  Prints TAP.
+export PATH=/bin:/sbin
+MNT=/run/famfs/pmem0
+UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() {
+	desc=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
+}
+prop() { busctl get-property org.famfs.Manager "$OBJ" org.famfs.FileSystem1 "$1" 2>/dev/null | cut -d' ' -f2-; }
+finish() {
+	echo "# famfs-manager log:"
+	sed 's/^/#   /' /tmp/manager.log
+	echo "1..$n"
+	[ $fails = 0 ]
+	exit $?
+}
+
+mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
+echo "$UUID" >/opt/famfs/system_uuid
+echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
+echo "root:x:0:" >/etc/group
+echo "messagebus:x:100:" >>/etc/group
+echo 0123456789abcdef0123456789abcdef >/etc/machine-id
+cp /etc/machine-id /var/lib/dbus/machine-id
+
+# ---- the device, the bus, the daemon -----------------------------------------
+check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
+
+cat >/etc/famfs/system-bus.conf <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+  </policy>
+  <include>/bin/org.famfs.Manager.conf</include>
+</busconfig>
+EOF
+dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "system bus (dbus-daemon with dbus/org.famfs.Manager.conf) is up" test -S /run/dbus/system_bus_socket
+
+cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = auto
+automount = yes
+kernel-module = /modules/famfs.ko
+udev-source = kernel
+poll-interval = 100
+EOF
+check "famfs.ko is not loaded before the daemon starts" test ! -d /sys/module/famfs
+famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
+MGR_PID=$!
+i=0
+while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+check "famfs-manager owns org.famfs.Manager on the system bus" busctl status org.famfs.Manager
+check "the daemon loaded famfs.ko (kernel-module = /modules/famfs.ko)" test -d /sys/module/famfs
+check "/dev/pmem0 was found and mounted at $MNT" fullstack-tool wait-mount $MNT 10000
+check ".meta/.superblock and .meta/.log are in the mount" test -f $MNT/.meta/.superblock -a -f $MNT/.meta/.log
+OBJ=$(busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 ListFileSystems 2>/dev/null |
+	tr ' ' '\n' | grep '^"/org/famfs/Manager/fs/' | head -1 | tr -d '"')
+check "ListFileSystems names the file system object ($OBJ)" test -n "$OBJ"
+b=$(prop Backend)
+check "Backend is kernel ($b)" test "$b" = '"kernel"'
+famfsctl status >/tmp/status.out 2>&1
+sed 's/^/# status: /' /tmp/status.out
+check "famfsctl status shows the kernel backend" grep -q kernel /tmp/status.out
+
+# ---- remove and add ---------------------------------------------------------------
+out=$(fullstack-tool rebind namespace0.0 $MNT)
+rc=$?
+echo "# $out"
+if [ $rc = 0 ]; then ok "unbind/bind of the pmem namespace: unmounted, then mounted again"; else nok "rebind: $out"; fi
+h=$(prop Health)
+check "health is ok again after the device came back ($h)" test "$h" = '"ok"'
+
+# ---- CreateFile through busctl -----------------------------------------------------
+SIZE=$((8 * 1024 * 1024))
+check "busctl call ... CreateFile $MNT/data" \
+	busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' \
+	$MNT/data $SIZE 420 0
+check "the file exists in the mount right after the call" test -f $MNT/data
+sz=$(stat -c %s $MNT/data 2>/dev/null)
+check "its size in the mount is $SIZE ($sz)" test "$sz" = "$SIZE"
+pmd0=$(prop FaultsPMD)
+check "mmap-write: bytes written through a MAP_SHARED mapping of the mount's file" \
+	fullstack-tool mmap-write $MNT/data 0x1234
+pmd1=$(prop FaultsPMD)
+pte1=$(prop FaultsPTE)
+echo "# fault counters: PMD $pmd0 -> $pmd1, PTE $pte1"
+check "FaultsPMD moved ($pmd0 -> $pmd1)" test "${pmd1:-0}" -gt "${pmd0:-0}"
+fullstack-tool pattern $SIZE 0x1234 >/tmp/expect
+famfsctl cat $MNT/data >/tmp/got 2>/tmp/cat.err
+check "famfsctl cat reads exactly the bytes written through the mount" cmp /tmp/expect /tmp/got
+check "dd through the mount reads them too" sh -c "dd if=$MNT/data bs=1M 2>/dev/null | cmp - /tmp/expect"
+
+check "Mkdir + CreateFile below it" sh -c "busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 Mkdir 'sua{sv}' $MNT/dir 493 0 &&
+	busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' $MNT/dir/f 4096 384 0 &&
+	test -d $MNT/dir -a -f $MNT/dir/f"
+m=$(stat -c %a $MNT/dir/f)
+check "mode from the log on the file in the mount (600: $m)" test "$m" = 600
+
+# ---- check -------------------------------------------------------------------------
+check "famfsctl check: every file's map matches the log" famfsctl check $MNT
+touch $MNT/rogue
+famfsctl check $MNT >/tmp/check2.out 2>&1
+rc=$?
+sed 's/^/# check: /' /tmp/check2.out | head -5
+check "famfsctl check fails (exit $rc) on a file the log does not know" test $rc -ne 0
+check "... and names it" grep -q rogue /tmp/check2.out
+rm -f $MNT/rogue
+
+# ---- shutdown ----------------------------------------------------------------------
+kill -TERM $MGR_PID
+i=0
+while kill -0 $MGR_PID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "famfs-manager exits on SIGTERM" sh -c "! kill -0 $MGR_PID 2>/dev/null"
+check "and unmounts $MNT" sh -c "! grep -q ' $MNT ' /proc/mounts"
+check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+finish
