@@ -688,6 +688,53 @@ static void test_v2_interleaved(void)
 	}
 }
 
+/* Two interleaved extents back to back: the second starts where the first ends */
+static void test_v2_two_iexts(void)
+{
+	struct famfs_ioc_simple_extent s0[2], s1[3];
+	struct famfs_ioc_interleaved_ext ie[2];
+	struct famfs_ioc_get_fmap g;
+	uint64_t chunk = 2 * MiB, size = 10 * MiB, k, b = data0 + 220 * MiB;
+	bool placed = true;
+	int fd, rc, i;
+
+	for (i = 0; i < 2; i++) {
+		s0[i].devindex = 0;
+		s0[i].offset = b + 2 * i * MiB;
+		s0[i].len = 2 * MiB;
+	}
+	for (i = 0; i < 3; i++) {
+		s1[i].devindex = 0;
+		s1[i].offset = b + (8 + 4 * i) * MiB;
+		s1[i].len = 4 * MiB;
+	}
+	ie[0] = (struct famfs_ioc_interleaved_ext){ 2, chunk, 4 * MiB, s0 };
+	ie[1] = (struct famfs_ioc_interleaved_ext){ 3, chunk, 6 * MiB, s1 };
+
+	fd = create_file("inter2");
+	rc = map_v2i(fd, size, 2, ie);
+	tap_rc(rc, "MAP_CREATE_V2 with 2 interleaved extents (2 and 3 strips)");
+	rc = neg_errno(ioctl(fd, FAMFSIOC_MAP_GET_V2, &g));
+	tap_errno(rc, E2BIG, "MAP_GET_V2 of a map with 2 interleaved extents");
+
+	data_identity("inter2", fd, size, 31, 32);
+	for (k = 0; k < 5; k++) {
+		uint64_t fo = k * chunk, d;
+
+		if (k < 2)
+			d = s0[k % 2].offset + (k / 2) * chunk;
+		else
+			d = s1[(k - 2) % 3].offset + ((k - 2) / 3) * chunk;
+		if (dev_matches(d, chunk, fo, 32) >= 0) {
+			diag("chunk %llu is not at device offset %llu",
+			     (unsigned long long)k, (unsigned long long)d);
+			placed = false;
+		}
+	}
+	tap(placed, "inter2: chunks of each interleaved extent are where its strips say");
+	close(fd);
+}
+
 static void test_faults(void)
 {
 	uint64_t size = 64 * MiB, i;
@@ -1189,6 +1236,7 @@ static void scenario_main(void)
 	close(fd);
 	test_v1_simple();
 	test_v2_interleaved();
+	test_v2_two_iexts();
 	test_faults();
 	test_truncate();
 	test_bad_ioctls();
