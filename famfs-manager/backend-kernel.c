@@ -856,8 +856,12 @@ static void problem(struct walk *w, const char *code, int64_t index, const char 
 	char msg[FAMFS_ERR_MSG_MAX];
 	va_list ap;
 
+	int n = snprintf(msg, sizeof(msg), "\"%s\": ", rel);
+
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 	va_end(ap);
 	w->problems++;
 	if (w->fn)
