@@ -23,7 +23,7 @@
 #
 # It installs what it needs with apt-get when missing (qemu-system-x86,
 # linux-image-amd64, linux-headers-amd64, busybox-static, cpio, kmod, ndctl,
-# daxctl), and skips only when they cannot be had.  The guest prints TAP on
+# daxctl; dkms-test.sh installs dkms), and skips only when they cannot be had.  The guest prints TAP on
 # the serial console; this script passes those lines through, adds its own,
 # and exits 0 only when the guest's plan was complete and nothing failed.
 set -u
@@ -100,12 +100,11 @@ have_all() {
 	command -v ndctl >/dev/null &&
 	command -v daxctl >/dev/null &&
 	[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 &&
-	command -v dkms >/dev/null &&
 	find_kernel >/dev/null
 }
 
 if ! have_all; then
-	pkgs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod ndctl daxctl dkms"
+	pkgs="qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod ndctl daxctl"
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		echo "# installing: $pkgs (log: $workdir/apt.log)"
 		{
