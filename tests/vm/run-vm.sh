@@ -23,7 +23,7 @@
 #
 # It installs what it needs with apt-get when missing (qemu-system-x86,
 # linux-image-amd64, linux-headers-amd64, busybox-static, cpio, kmod, ndctl,
-# daxctl; dkms-test.sh installs dkms), and skips only when they cannot be had.  The guest prints TAP on
+# daxctl), and skips only when they cannot be had.  The guest prints TAP on
 # the serial console; this script passes those lines through, adds its own,
 # and exits 0 only when the guest's plan was complete and nothing failed.
 set -u
