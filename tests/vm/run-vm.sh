@@ -15,7 +15,8 @@
 #   --kmod-src DIR      kmod/ source directory (default: ../../kmod from here)
 #   --peer FILE         host program sharing memory with the guest (shared)
 #   --second-guest      shared: the other host is a second guest (scenario
-#                       "client") booted on the same NVDIMM file
+#                       "client") booted on the same NVDIMM file as soon as
+#                       guest 1 prints a line starting "# guest wrote its half"
 #   --workdir DIR       where the initramfs, console log and dmesg go
 #   --timeout SECS      hard limit for the VM (default 900)
 #   --skip-exit N       exit status for "cannot run here" (default 77; meson
