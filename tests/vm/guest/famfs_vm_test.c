@@ -1040,10 +1040,48 @@ static void test_namespace(void)
 
 static void test_unmount_unload(void)
 {
-	tap_rc(neg_errno(umount(MNT)), "umount");
+	volatile unsigned char *p;
+	unsigned char c = 0;
+	int fd, rc;
+
+	/* A live mapping (its file closed) keeps the mount busy */
+	fd = open(MNT "/v1two", O_RDONLY);
+	p = mmap(NULL, 4 * MiB, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		tap(false, "mmap for the busy-unmount test: %s", strerror(errno));
+	} else {
+		c = p[0];
+		rc = neg_errno(umount(MNT));
+		tap_errno(rc, EBUSY, "umount while a file is mapped");
+		munmap((void *)p, 4 * MiB);
+	}
+	tap_rc(neg_errno(umount(MNT)), "umount once the mapping is gone");
 	tap(exists(FSCK) && sh(FSCK " %s", dev) == 0,
 	    "fsck.famfs is clean after the kernel wrote file data");
-	tap(sh("rmmod famfs") == 0, "rmmod famfs");
+
+	/* Lazy unmount under a live mapping: the mapping still works, and
+	 * dropping it releases the super block, the device and the module */
+	rc = mount_famfs("");
+	if (!rc)
+		rc = make_meta(false);
+	fd = rc ? -1 : create_file("lazy");
+	rc = fd < 0 ? -EIO : one_v2(fd, 2 * MiB, data0, 2 * MiB);
+	p = rc ? MAP_FAILED :
+	    mmap(NULL, 2 * MiB, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	rc = neg_errno(umount2(MNT, MNT_DETACH));
+	tap(p != MAP_FAILED && rc == 0, "umount -l with a file still mapped");
+	tap(p != MAP_FAILED && probe_byte(p, &c) == 0 &&
+	    c == vm_pat_word(0, 12) % 256,
+	    "the mapping still reads the file after umount -l");
+	tap(sh("rmmod famfs 2>/dev/null") != 0,
+	    "rmmod refuses while the detached mount is mapped");
+	if (p != MAP_FAILED)
+		munmap((void *)p, 2 * MiB);
+
+	tap(sh("rmmod famfs") == 0, "rmmod famfs once the last mapping is gone");
 	tap(!exists("/sys/fs/famfs") && !exists("/sys/module/famfs"),
 	    "/sys/fs/famfs and /sys/module/famfs are gone");
 }
