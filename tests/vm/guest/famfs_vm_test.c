@@ -16,6 +16,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -735,6 +736,105 @@ static void test_v2_two_iexts(void)
 	close(fd);
 }
 
+/* Two threads race MAP_CREATE_V2 on one file: exactly one may win */
+struct race_arg {
+	pthread_barrier_t *bar;
+	int fd;
+	uint64_t off;
+	int rc;
+};
+
+static void *race_map(void *p)
+{
+	struct race_arg *a = p;
+
+	pthread_barrier_wait(a->bar);
+	a->rc = one_v2(a->fd, ALIGN_2M, a->off, ALIGN_2M);
+	return NULL;
+}
+
+/* Readers hammering one interleaved file through read(2) and mmap */
+struct reader_arg {
+	int fd;
+	uint64_t size;
+	unsigned int seed;
+	int bad;
+};
+
+static void *reader(void *p)
+{
+	struct reader_arg *a = p;
+	unsigned char buf[8192];
+	unsigned char *m;
+	int i;
+
+	m = mmap(NULL, a->size, PROT_READ, MAP_SHARED, a->fd, 0);
+	if (m == MAP_FAILED) {
+		a->bad++;
+		return NULL;
+	}
+	for (i = 0; i < 400; i++) {
+		uint64_t off = (rand_r(&a->seed) % (a->size / 8 - 1024)) * 8;
+
+		if (pread(a->fd, buf, sizeof(buf), off) != sizeof(buf) ||
+		    vm_pat_check(buf, sizeof(buf), off, 22) >= 0)
+			a->bad++;
+		if (vm_pat_check(m + off, 512, off, 22) >= 0)
+			a->bad++;
+	}
+	munmap(m, a->size);
+	return NULL;
+}
+
+static void test_races(void)
+{
+	struct reader_arg ra[4];
+	pthread_t th[4];
+	pthread_barrier_t bar;
+	int r, wins = 0, eexist = 0, other = 0, bad = 0, fd, i;
+
+	pthread_barrier_init(&bar, NULL, 2);
+	for (r = 0; r < 50; r++) {
+		struct race_arg a[2];
+		char name[32];
+
+		snprintf(name, sizeof(name), "race%d", r);
+		fd = create_file(name);
+		for (i = 0; i < 2; i++) {
+			a[i] = (struct race_arg){ &bar, fd,
+				data0 + (250 + 2 * (r % 8)) * MiB, 0 };
+			pthread_create(&th[i], NULL, race_map, &a[i]);
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_join(th[i], NULL);
+			if (a[i].rc == 0)
+				wins++;
+			else if (a[i].rc == -EEXIST)
+				eexist++;
+			else
+				other++;
+		}
+		close(fd);
+	}
+	pthread_barrier_destroy(&bar);
+	tap(wins == 50 && eexist == 50 && other == 0,
+	    "50 races of two MAP_CREATE_V2 on one file: one wins, one gets EEXIST (%d/%d/%d)",
+	    wins, eexist, other);
+
+	fd = open(MNT "/inter", O_RDONLY);
+	for (i = 0; i < 4; i++) {
+		ra[i] = (struct reader_arg){ fd, 20 * MiB, 1000u + i, 0 };
+		pthread_create(&th[i], NULL, reader, &ra[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		bad += ra[i].bad;
+	}
+	close(fd);
+	tap(bad == 0, "4 threads reading an interleaved file at random (read(2) and mmap): %d mismatches",
+	    bad);
+}
+
 static void test_faults(void)
 {
 	uint64_t size = 64 * MiB, i;
@@ -1275,6 +1375,7 @@ static void scenario_main(void)
 	test_v1_simple();
 	test_v2_interleaved();
 	test_v2_two_iexts();
+	test_races();
 	test_faults();
 	test_truncate();
 	test_bad_ioctls();
