@@ -120,6 +120,15 @@ struct famfs_ioc_map {
 	struct famfs_extent ext_list[FAMFS_MAX_EXTENTS];
 };
 
+/*
+ * Errors.  MAP_CREATE and MAP_CREATE_V2: EPERM without CAP_SYS_ADMIN, EEXIST
+ * if the file already has a map, ENOSPC for zero extents, E2BIG for too many
+ * extents or strips, EFAULT for unreadable pointers, EINVAL for anything else
+ * that is wrong (types, alignment, lengths, offset 0 on a file other than the
+ * superblock, extents past the device, file size larger than the extents).
+ * MAP_GET*: ENODATA if the file has no map.  Any of these on a file that is
+ * not a famfs regular file: ENOTTY.
+ */
 #define FAMFSIOC_MAGIC 'u'
 
 /* KABI 42 */
