@@ -422,7 +422,7 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 		r = check_mode(mode, e, S_IFREG, &mode);
 		if (r < 0)
 			goto out;
-		specs[n] = (struct famfs_file_spec){ .relpath = rels[n], .size = size, .mode = mode };
+		specs[n] = (struct famfs_file_spec){ .size = size, .mode = mode };
 		n++;
 	}
 	r = sd_bus_message_exit_container(msg);
@@ -437,6 +437,8 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 	}
 	fill_ids(m, msg, &o);
 	for (size_t k = 0; k < n; k++) {
+		/* Only now: rels moved whenever it grew. */
+		specs[k].relpath = rels[k];
 		specs[k].uid = o.uid;
 		specs[k].gid = o.gid;
 	}
