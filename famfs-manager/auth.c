@@ -7,6 +7,7 @@
  * polkit is disabled or not on the bus, the call is denied.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,16 @@ int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_
 	sd_bus_creds_unref(c);
 	if (r < 0)
 		return r;
+	if (gid == (gid_t)-1) {
+		/* dbus-daemon tells only the uid: take the user's primary group */
+		struct passwd pw, *res = NULL;
+		char buf[2048];
+
+		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+			gid = pw.pw_gid;
+		else
+			gid = uid == 0 ? 0 : (gid_t)-1;
+	}
 	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
 		struct sender_cache_entry *e = &m->senders[m->sender_next++ % 32];
 

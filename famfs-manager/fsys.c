@@ -67,13 +67,8 @@ uint64_t fsys_log_total(const struct fsys *f)
 
 uint64_t fsys_count(const struct fsys *f, bool dirs)
 {
-	size_t n;
-
-	if (!f->fs)
-		return 0;
-	n = famfs_ns_count(f->fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE);
-	/* The root is a node, not a directory anyone created. */
-	return dirs && n > 0 ? n - 1 : n;
+	/* The root is not counted: nobody created it. */
+	return f->fs ? famfs_ns_count(f->fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
 }
 
 char *fsys_abspath(const struct fsys *f, const char *rel)
