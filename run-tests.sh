@@ -9,7 +9,11 @@ cd "$(dirname "$0")"
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-./scripts/install-deps.sh
+if [ "$quick" -eq 1 ]; then
+	./scripts/install-deps.sh scripts/packages.txt
+else
+	./scripts/install-deps.sh scripts/packages.txt scripts/packages-vm.txt
+fi
 
 status=0
 run_suites() {
