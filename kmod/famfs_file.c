@@ -257,7 +257,8 @@ static ssize_t famfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	inode_lock_shared(inode);
 	ret = famfs_file_check(inode);
-	if (!ret)
+	/* dax_iomap_rw() would still ask iomap_begin for the offset at EOF */
+	if (!ret && iocb->ki_pos < i_size_read(inode))
 		ret = dax_iomap_rw(iocb, to, &famfs_iomap_ops);
 	inode_unlock_shared(inode);
 

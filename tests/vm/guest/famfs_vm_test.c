@@ -870,6 +870,17 @@ static void test_faults(void)
 	tap(pte == 0, "64 MiB touched page by page: pte_fault_ct == 0 (%lld)", pte);
 	tap(pmd == 32, "64 MiB touched page by page: pmd_fault_ct == 32 (%lld)", pmd);
 	tap(pud == 0, "pud_fault_ct == 0 (%lld)", pud);
+
+	/* Its size is exactly its extent: a read at EOF must not look past it */
+	{
+		char b[4096];
+
+		sh("dmesg -c >/dev/null");
+		tap(pread(fd, b, sizeof(b), size) == 0,
+		    "read at EOF of a file that fills its extent returns 0");
+		tap(sh("dmesg | grep -q 'outside its extents'") != 0,
+		    "and the kernel log stays quiet about it");
+	}
 	close(fd);
 }
 
@@ -1339,6 +1350,7 @@ static void test_dmesg(const char *when)
 		"WARNING:", "BUG:", "BUG ", "Oops", "general protection",
 		"Call Trace", "kernel BUG", "refcount_t", "UBSAN", "KASAN",
 		"list_add corruption", "list_del corruption", "VFS: Busy inodes",
+		"outside its extents",	/* iomap asked for an unmapped offset */
 	};
 	char line[512];
 	int hits = 0;
