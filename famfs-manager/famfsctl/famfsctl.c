@@ -378,14 +378,54 @@ static int parse_mode(const char *s, uint32_t *ret)
 	return 0;
 }
 
+/* Interleaving for create and cp: 0 means the daemon's default. */
+static uint32_t arg_nstrips, arg_nbuckets;
+static uint64_t arg_chunk;
+
+static int parse_interleave(int c, const char *v)
+{
+	uint64_t x;
+
+	if (c == 'C') {
+		if (famfs_parse_size(v, &arg_chunk) < 0 || arg_chunk == 0) {
+			fprintf(stderr, "famfsctl: invalid chunk size \"%s\"\n", v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (famfs_parse_size(v, &x) < 0 || x == 0 || x > 64) {
+		fprintf(stderr, "famfsctl: invalid -%c \"%s\": expected 1 to 64\n", c, v);
+		return -EINVAL;
+	}
+	if (c == 'N')
+		arg_nstrips = (uint32_t)x;
+	else
+		arg_nbuckets = (uint32_t)x;
+	return 0;
+}
+
 static int call_create(const char *path, uint64_t size, uint32_t mode)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	sd_bus_message *reply = NULL;
+	sd_bus_message *call = NULL, *reply = NULL;
 	int r;
 
-	r = sd_bus_call_method(bus, BUS_NAME, ROOT_PATH, MGR_IFACE, "CreateFile", &e, &reply,
-			       "stua{sv}", path, size, mode, 0);
+	r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, ROOT_PATH, MGR_IFACE, "CreateFile");
+	if (r >= 0)
+		r = sd_bus_message_append(call, "stu", path, size, mode);
+	if (r >= 0)
+		r = sd_bus_message_open_container(call, 'a', "{sv}");
+	if (r >= 0 && arg_nstrips)
+		r = sd_bus_message_append(call, "{sv}", "nstrips", "u", arg_nstrips);
+	if (r >= 0 && arg_nbuckets)
+		r = sd_bus_message_append(call, "{sv}", "nbuckets", "u", arg_nbuckets);
+	if (r >= 0 && arg_chunk)
+		r = sd_bus_message_append(call, "{sv}", "chunk_size", "t", arg_chunk);
+	if (r >= 0)
+		r = sd_bus_message_close_container(call);
+	if (r >= 0)
+		r = sd_bus_call(bus, call, CALL_TIMEOUT_USEC, &e, &reply);
+	sd_bus_message_unref(call);
 	if (r < 0) {
 		fail_call("create", path, &e, r);
 		sd_bus_error_free(&e);
@@ -403,8 +443,14 @@ static int cmd_create(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "s:m:")) != -1) {
+	while ((c = getopt(argc, argv, "s:m:N:B:C:")) != -1) {
 		switch (c) {
+		case 'N':
+		case 'B':
+		case 'C':
+			if (parse_interleave(c, optarg) < 0)
+				return EXIT_USAGE;
+			break;
 		case 's':
 			if (famfs_parse_size(optarg, &size) < 0) {
 				fprintf(stderr, "famfsctl: invalid size \"%s\" (examples: 4096, 2M, 1G)\n", optarg);
@@ -421,7 +467,7 @@ static int cmd_create(int argc, char **argv)
 		}
 	}
 	if (!have_size || optind != argc - 1) {
-		fprintf(stderr, "famfsctl: usage: famfsctl create -s SIZE [-m MODE] PATH\n");
+		fprintf(stderr, "famfsctl: usage: famfsctl create -s SIZE [-m MODE] [-N STRIPS [-B BUCKETS] [-C CHUNK]] PATH\n");
 		return EXIT_USAGE;
 	}
 	return call_create(argv[optind], size, mode) < 0 ? EXIT_FAIL : 0;
@@ -661,16 +707,19 @@ static int cmd_cp(int argc, char **argv)
 	int c, fd, rc = EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "m:")) != -1) {
+	while ((c = getopt(argc, argv, "m:N:B:C:")) != -1) {
 		if (c == 'm') {
 			if (parse_mode(optarg, &mode) < 0)
 				return EXIT_USAGE;
 			have_mode = true;
+		} else if (c == 'N' || c == 'B' || c == 'C') {
+			if (parse_interleave(c, optarg) < 0)
+				return EXIT_USAGE;
 		} else
 			return EXIT_USAGE;
 	}
 	if (optind != argc - 2) {
-		fprintf(stderr, "famfsctl: usage: famfsctl cp [-m MODE] LOCAL_FILE FAMFS_PATH\n");
+		fprintf(stderr, "famfsctl: usage: famfsctl cp [-m MODE] [-N STRIPS [-B BUCKETS] [-C CHUNK]] LOCAL_FILE FAMFS_PATH\n");
 		return EXIT_USAGE;
 	}
 	src = argv[optind];
@@ -979,6 +1028,7 @@ static void usage(FILE *o)
 		"  status                       attached file systems, health, usage\n"
 		"  ls [-l] PATH                 list a directory\n"
 		"  create -s SIZE [-m MODE] PATH  create a (preallocated) file\n"
+		"      -N STRIPS -B BUCKETS -C CHUNK  (create, cp) interleave it\n"
 		"  mkdir [-p] [-m MODE] PATH    create a directory\n"
 		"  cp [-m MODE] LOCAL PATH      create PATH and copy LOCAL into it\n"
 		"  cat PATH...                  write file contents to stdout\n"

@@ -606,6 +606,68 @@ static void test_roundtrip(struct fixture *f, gconstpointer data)
 		g_assert_true(g_str_has_suffix(text, "\n"));
 		g_unlink(prom);
 	}
+
+	/* interleaved: famfsctl cp -N 2 -C 2M, and the bytes land where the layout says */
+	{
+		g_autofree char *isrc = make_data("inter.bin", 9 * 1024 * 1024 + 333, 21), *ibuf = NULL, *icat = NULL;
+		g_autofree uint8_t *dev = NULL;
+		uint64_t st[16], ilen = 0, chunk = 0, isize;
+		uint32_t type = 0;
+		gsize ilen_src;
+		size_t ns = 0;
+		int fd;
+
+		g_assert_cmpint(run(&out, &errs, f->bus.addr, false, famfsctl_exe, "cp", "-N", "2", "-B", "2",
+				    "-C", "2M", isrc, MP "/inter", NULL), ==, 0);
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&errs, g_free);
+		g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "GetFileLayout", &e, &reply, "s",
+						   MP "/inter"), >=, 0);
+		g_assert_cmpint(sd_bus_message_read(reply, "tuuuut", &isize, &mode, &uid, &gid, &type, &chunk), >, 0);
+		g_assert_cmpuint(type, ==, 1);
+		g_assert_cmpuint(chunk, ==, 2 << 20);
+		g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ttt)"), >, 0);
+		while (sd_bus_message_read(reply, "(ttt)", &a, &b, &c) > 0 && ns < 16) {
+			st[ns++] = b;
+			ilen = c;
+		}
+		reply = sd_bus_message_unref(reply);
+		g_assert_cmpuint(ns, ==, 2);
+		g_assert_true(g_file_get_contents(isrc, &ibuf, &ilen_src, NULL));
+		g_assert_cmpuint(isize, ==, ilen_src);
+		dev = g_malloc(ilen);
+		fd = open(f->img, O_RDONLY);
+		for (uint64_t off = 0; off < isize; off += chunk) {
+			uint64_t k = off / chunk, n = MIN(chunk, isize - off);
+
+			g_assert_cmpint(pread(fd, dev, n, st[k % 2] + (k / 2) * chunk), ==, (ssize_t)n);
+			g_assert_cmpmem(dev, n, ibuf + off, n);
+		}
+		close(fd);
+		g_assert_cmpint(run(&icat, &errs, f->bus.addr, false, famfsctl_exe, "cat", MP "/inter", NULL), ==, 0);
+		g_assert_cmpmem(icat, ilen_src, ibuf, ilen_src);
+		g_clear_pointer(&errs, g_free);
+	}
+
+	/* the ObjectManager lists both file systems with their interface */
+	{
+		sd_bus_message *mo = NULL;
+		const char *path;
+		int nobj = 0;
+
+		g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, "org.freedesktop.DBus.ObjectManager",
+						   "GetManagedObjects", &e, &mo, ""), >=, 0);
+		g_assert_cmpint(sd_bus_message_enter_container(mo, 'a', "{oa{sa{sv}}}"), >, 0);
+		while (sd_bus_message_enter_container(mo, 'e', "oa{sa{sv}}") > 0) {
+			g_assert_cmpint(sd_bus_message_read(mo, "o", &path), >, 0);
+			if (g_str_has_prefix(path, "/org/famfs/Manager/fs/"))
+				nobj++;
+			g_assert_cmpint(sd_bus_message_skip(mo, "a{sa{sv}}"), >=, 0);
+			g_assert_cmpint(sd_bus_message_exit_container(mo), >=, 0);
+		}
+		sd_bus_message_unref(mo);
+		g_assert_cmpint(nobj, ==, 2);
+	}
 	assert_fsck_clean(f->img);
 }
 
@@ -780,6 +842,24 @@ static void test_log_full(struct fixture *f, gconstpointer data)
 	g_assert_nonnull(strstr(reasons, "log 100% full"));
 }
 
+static int on_files_added(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	const char *p;
+
+	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "s"), >, 0);
+	while (sd_bus_message_read(msg, "s", &p) > 0) {
+		g_assert_true(g_str_has_prefix(p, "/run/famfs-test/shared/n"));
+		(*(int *)userdata)++;
+	}
+	return 0;
+}
+
+static int on_props_changed(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	(*(int *)userdata)++;
+	return 0;
+}
+
 static void test_master_client(void)
 {
 	struct bus b1 = {0}, b2 = {0};
@@ -794,6 +874,7 @@ static void test_master_client(void)
 	GPid pm, pc;
 	size_t olen;
 	uint64_t worst = 0;
+	int added = 0, props_changed = 0;
 
 	bus_start(&b1, "bus-master");
 	bus_start(&b2, "bus-client");
@@ -804,6 +885,11 @@ static void test_master_client(void)
 	obj = fs_object(c, "/run/famfs-test/shared");
 	role = get_prop_s(c, obj, "Role");
 	g_assert_cmpstr(role, ==, "client");
+
+	/* the client announces what it finds */
+	sd_bus_match_signal(c, NULL, MGR, obj, FSIFACE, "FilesAdded", on_files_added, &added);
+	sd_bus_match_signal(c, NULL, MGR, obj, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+			    on_props_changed, &props_changed);
 
 	/* new files show up on the client within two poll intervals */
 	for (int i = 0; i < 5; i++) {
@@ -824,6 +910,13 @@ static void test_master_client(void)
 	g_test_message("worst follow latency %" PRIu64 " us at a 100 ms poll", worst);
 	g_assert_cmpuint(worst, <=, 200000);
 	g_assert_cmpuint(get_prop_t(c, obj, "Files"), ==, 5);
+	for (int i = 0; i < 50 && (added < 5 || props_changed == 0); i++) {
+		while (sd_bus_process(c, NULL) > 0)
+			;
+		g_usleep(10000);
+	}
+	g_assert_cmpint(added, ==, 5);
+	g_assert_cmpint(props_changed, >, 0);
 
 	/* the client cannot create */
 	g_assert_cmpint(create_file(c, "/run/famfs-test/shared/nope", 1, 0644, &e), <, 0);
@@ -1076,12 +1169,21 @@ static void test_torn_tail(void)
 	g_assert_cmpstr(h, ==, "ok");
 	g_assert_true(list_has(conn, "/run/famfs-test/torn", "torn", NULL, NULL));
 	g_assert_cmpuint(get_prop_t(conn, obj, "Files"), ==, 1);
+	assert_fsck_clean(img);
+
+	/* the device goes away: failed, and the daemon keeps serving */
+	g_assert_cmpint(g_unlink(img), ==, 0);
+	g_usleep(200000);
+	g_clear_pointer(&h, free);
+	g_clear_pointer(&reasons, g_free);
+	h = get_prop_s(conn, obj, "Health");
+	reasons = get_reasons(conn, obj);
+	g_assert_cmpstr(h, ==, "failed");
+	g_assert_nonnull(strstr(reasons, "device gone"));
 
 	sd_bus_flush_close_unref(conn);
 	stop_pid(pid, SIGTERM);
 	bus_stop(&b);
-	assert_fsck_clean(img);
-	g_unlink(img);
 }
 
 static void test_unprivileged(struct fixture *f, gconstpointer data)
