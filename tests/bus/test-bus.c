@@ -272,7 +272,7 @@ static char *write_uuid_file(const char *name, const char *uuid)
 	return p;
 }
 
-static char *make_image(const char *name, uint64_t size, const char *uuid_file)
+static char *make_image_log(const char *name, uint64_t size, const char *uuid_file, const char *loglen)
 {
 	char *p = g_build_filename(topdir, name, NULL);
 	g_autofree char *out = NULL, *errs = NULL;
@@ -281,9 +281,14 @@ static char *make_image(const char *name, uint64_t size, const char *uuid_file)
 	g_assert_cmpint(fd, >=, 0);
 	g_assert_cmpint(ftruncate(fd, size), ==, 0);
 	close(fd);
-	g_assert_cmpint(run(&out, &errs, NULL, false, mkfs_exe, "-q", "--system-uuid-file", uuid_file, p,
-			    NULL), ==, 0);
+	g_assert_cmpint(run(&out, &errs, NULL, false, mkfs_exe, "-q", "-l", loglen, "--system-uuid-file",
+			    uuid_file, p, NULL), ==, 0);
 	return p;
+}
+
+static char *make_image(const char *name, uint64_t size, const char *uuid_file)
+{
+	return make_image_log(name, size, uuid_file, "8M");
 }
 
 /* fsck.famfs -n must call it clean. */
@@ -958,12 +963,13 @@ static void test_kill9(void)
 {
 	struct bus b = {0};
 	g_autofree char *ua = write_uuid_file("uuid-k", UUID_A);
-	g_autofree char *img = make_image("kill.img", 64ULL << 30, ua);
+	/* 256 MiB log, 1 TiB sparse: room for big batches, long enough to be hit mid-append */
+	g_autofree char *img = make_image_log("kill.img", 1ULL << 40, ua, "256M");
 	const char *devs[] = { img, NULL };
 	int prev = 0;
 
 	bus_start(&b, "bus-kill");
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 6; round++) {
 		sd_bus_message *call = NULL;
 		sd_bus *conn;
 		GPid pid = daemon_start(&b, ua, devs, NULL);
@@ -973,7 +979,7 @@ static void test_kill9(void)
 		conn = bus_connect(b.addr);
 		g_assert_cmpint(sd_bus_message_new_method_call(conn, &call, MGR, ROOT, IFACE, "CreateFiles"), >=, 0);
 		g_assert_cmpint(sd_bus_message_open_container(call, 'a', "(stu)"), >=, 0);
-		for (int i = 0; i < 3000; i++) {
+		for (int i = 0; i < 60000; i++) {
 			char p[64];
 
 			snprintf(p, sizeof(p), "/run/famfs-test/kill/r%d-%05d", round, i);
@@ -984,7 +990,7 @@ static void test_kill9(void)
 		g_assert_cmpint(sd_bus_send(conn, call, NULL), >=, 0);
 		g_assert_cmpint(sd_bus_flush(conn), >=, 0);
 		/* anywhere from "not yet started" to "probably done" */
-		g_usleep(round * 4000);
+		g_usleep(round * 25000);
 		stop_pid(pid, SIGKILL);
 		sd_bus_message_unref(call);
 		sd_bus_flush_close_unref(conn);
@@ -1007,8 +1013,18 @@ static void test_kill9(void)
 		}
 		/* all or nothing */
 		n = count_files(img);
-		g_test_message("round %d: %d entries after kill -9", round, n - prev);
-		g_assert_true(n - prev == 0 || n - prev == 3000);
+		{
+			/* entries in the slot past the end: the kill landed inside the append */
+			struct famfs_log_entry slot;
+			int fd = open(img, O_RDONLY);
+
+			g_assert_cmpint(pread(fd, &slot, sizeof(slot), FAMFS_LOG_OFFSET + sizeof(struct famfs_log_header) +
+					      (uint64_t)n * sizeof(slot)), ==, sizeof(slot));
+			close(fd);
+			g_test_message("round %d: %d entries after kill -9%s", round, n - prev,
+				       slot.crc != 0 ? " (killed mid-append: slots written, header not advanced)" : "");
+		}
+		g_assert_true(n - prev == 0 || n - prev == 60000);
 		prev = n;
 	}
 	bus_stop(&b);
