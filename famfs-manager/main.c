@@ -50,6 +50,8 @@ static int parse_ms_arg(const char *opt, const char *v, uint64_t min, uint64_t *
 	return 0;
 }
 
+static void notify_status(struct manager *m, bool ready);
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -57,8 +59,10 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	for (struct fsys *f = m->fsys; f; f = f->next)
 		changed |= fsys_follow(f);
-	if (changed)
+	if (changed) {
 		bus_flush_changes(m);
+		notify_status(m, false);
+	}
 	(void)sd_event_source_set_time(s, usec + m->cfg.poll_ms * 1000);
 	return 0;
 }
@@ -71,7 +75,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return sd_event_exit(m->event, 0);
 }
 
-static void notify_status(struct manager *m)
+static void notify_status(struct manager *m, bool ready)
 {
 	size_t ok = 0, bad = 0;
 
@@ -81,8 +85,8 @@ static void notify_status(struct manager *m)
 		else
 			bad++;
 	}
-	(void)sd_notifyf(0, "READY=1\nSTATUS=%zu file system(s) attached, %zu healthy, %zu degraded or failed",
-			 m->nfsys, ok, bad);
+	(void)sd_notifyf(0, "%sSTATUS=%zu file system(s) attached, %zu healthy, %zu degraded or failed",
+			 ready ? "READY=1\n" : "", m->nfsys, ok, bad);
 }
 
 int main(int argc, char **argv)
@@ -274,7 +278,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	(void)sd_event_source_set_enabled(m.timer, SD_EVENT_ON);
-	notify_status(&m);
+	notify_status(&m, true);
 	fprintf(stderr, "famfs-manager: ready on the bus as %s (%zu file systems, poll %llu ms)\n",
 		MANAGER_BUS_NAME, m.nfsys, (unsigned long long)m.cfg.poll_ms);
 	r = sd_event_loop(m.event);
