@@ -394,6 +394,8 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		}
 		f->corrupt[0] = '\0';
 	} else {
+		/* Entries another local writer appends are announced even when a create finds them. */
+		famfs_fs_set_observer(f->fs, on_apply, f);
 		set_uuid(f, f->fs->sb->uuid);
 		hotplug_plan(m, device, f->uuid, f->fs->dev->kind == FAMFS_DEVICE_IMAGE, &plan);
 		if (hotplug_apply_plan(f, &plan) < 0) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "cache.h"
 #include "fs.h"
@@ -129,6 +130,27 @@ static bool apply_entry(struct famfs_fs *fs, uint64_t i, const struct famfs_log_
 	return true;
 }
 
+void famfs_fs_set_observer(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata)
+{
+	fs->observer = fn;
+	fs->observer_data = userdata;
+}
+
+/* An image file cut shorter than its mapping would fault on access. */
+static int check_not_shrunk(const struct famfs_fs *fs, struct famfs_err *err)
+{
+	struct stat st;
+
+	if (fs->dev->kind != FAMFS_DEVICE_IMAGE)
+		return 0;
+	if (fstat(fs->dev->fd, &st) < 0)
+		return famfs_err_set(err, -EIO, "%s: cannot stat the image: %s", fs->dev->path, strerror(errno));
+	if ((uint64_t)st.st_size < fs->dev->size)
+		return famfs_err_set(err, -EIO, "%s: the image shrank to %jd bytes (it had %" PRIu64
+				     "); not reading it", fs->dev->path, (intmax_t)st.st_size, fs->dev->size);
+	return 0;
+}
+
 /* Backlogs this long are copied and checked in bulk, the CRCs on several threads. */
 #define REPLAY_BULK_MIN 8192
 
@@ -153,6 +175,8 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
+	if (check_not_shrunk(fs, err) < 0)
+		return -EIO;
 	invalidate(fs, fs->log, sizeof(*fs->log));
 	memcpy(&h, fs->log, sizeof(h));
 	code = famfs_log_header_validate(&h, fs->layout.log_len, err);
@@ -299,7 +323,7 @@ static int catch_up(struct famfs_fs *fs, struct famfs_err *err)
 	struct famfs_replay_result res;
 	int r;
 
-	r = famfs_fs_replay(fs, NULL, NULL, &res, err);
+	r = famfs_fs_replay(fs, fs->observer, fs->observer_data, &res, err);
 	if (r < 0)
 		return r;
 	if (res.stalled)

@@ -39,6 +39,10 @@ struct famfs_fs {
 	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */
 	int64_t last_rejected_index;
 	char last_rejected[FAMFS_ERR_MSG_MAX];
+	/* told of entries another writer appended, found while catching up to write */
+	void (*observer)(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,
+			 uint32_t node, void *userdata);
+	void *observer_data;
 };
 
 /*
@@ -57,6 +61,14 @@ struct famfs_fs *famfs_fs_close(struct famfs_fs *fs);
 typedef void (*famfs_apply_fn)(struct famfs_fs *fs, uint64_t index,
 			       const struct famfs_log_entry *entry, uint32_t node, void *userdata);
 
+/*
+ * Before it appends, the master catches up with entries other writers on
+ * this host appended since the last replay; @fn hears of those as a replay
+ * callback would.  Entries the caller itself creates are returned to it and
+ * not reported here.
+ */
+void famfs_fs_set_observer(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata);
+
 struct famfs_replay_result {
 	uint64_t applied;          /* entries added to the namespace by this call */
 	uint64_t rejected;         /* intact entries skipped for good */
@@ -73,7 +85,8 @@ struct famfs_replay_result {
  * flight: replay stops before it and the next call retries.  An intact
  * entry that breaks a rule (bad path, extents, duplicate, missing parent) is
  * skipped and counted, never created.  Returns -EIO with a message when the
- * log header itself has become invalid.
+ * log header itself has become invalid, or when an image file has shrunk
+ * under its mapping (reading it would raise SIGBUS).
  */
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err);

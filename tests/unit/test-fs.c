@@ -2,6 +2,7 @@
 /* The attached file system: creation on the master, incremental replay, hostile logs. */
 #include <glib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fs.h"
@@ -315,6 +316,58 @@ static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_read_entry(f->master, FAMFS_NS_ROOT, &copy, &err), ==, -ENOENT);
 }
 
+struct observed {
+	unsigned int calls;
+	char last[FAMFS_MAX_PATHLEN];
+};
+
+static void observe(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *e,
+		    uint32_t node, void *userdata)
+{
+	struct observed *o = userdata;
+
+	o->calls++;
+	g_strlcpy(o->last, famfs_entry_relpath(e), sizeof(o->last));
+}
+
+/* Entries another writer appended are reported when a create catches up with them. */
+static void test_observer_hears_catch_up(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec mine = { .relpath = "mine", .size = 1 };
+	struct famfs_file_spec theirs = { .relpath = "theirs", .size = 1 };
+	struct famfs_fs *other = NULL;
+	struct famfs_err err = { 0 };
+	struct observed o = { 0 };
+
+	g_assert_cmpint(famfs_fs_open(f->img, FAMFS_DEVICE_WRITE, test_host_uuid, &other, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(other, NULL, NULL, NULL, &err), ==, 0);
+	famfs_fs_set_observer(f->master, observe, &o);
+	g_assert_cmpint(famfs_fs_create_files(other, &theirs, 1, NULL, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_create_files(f->master, &mine, 1, NULL, NULL, &err), ==, 0);
+	g_assert_cmpuint(o.calls, ==, 1);
+	g_assert_cmpstr(o.last, ==, "theirs");
+	g_assert_cmpint(famfs_fs_mkdir(other, "dir", 0755, 0, 0, false, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "dir2", 0755, 0, 0, false, NULL, &err), ==, 0);
+	g_assert_cmpuint(o.calls, ==, 2);
+	g_assert_cmpstr(o.last, ==, "dir");
+	famfs_fs_close(other);
+}
+
+/* An image cut short under the mapping is refused, not read (that would be SIGBUS). */
+static void test_shrunk_image_refused(struct fixture *f, gconstpointer data)
+{
+	struct famfs_err err = { 0 };
+
+	g_assert_cmpint(truncate(f->img, 6 * MiB), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -EIO);
+	g_assert_nonnull(strstr(err.msg, "shrank"));
+	g_assert_cmpint(famfs_fs_create_files(f->master, &(struct famfs_file_spec){ .relpath = "x", .size = 1 },
+					      1, NULL, NULL, &err), ==, -EIO);
+	/* Grown back, the log is readable again. */
+	g_assert_cmpint(truncate(f->img, 4 * GiB), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -327,5 +380,7 @@ int main(int argc, char **argv)
 	ADD("/fs/hostile-entries", test_hostile_entries, 4);
 	ADD("/fs/bulk-replay-stalls", test_bulk_replay_stalls, 32);
 	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
+	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
+	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
 	return g_test_run();
 }
