@@ -4,8 +4,9 @@
 # run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
 #
 # usage: run-vm.sh --scenario NAME --guest-test FILE [options]
-#   --scenario main|shared|media|bench
-#                       what the guest runs (the test program's argument)
+#   --scenario main|shared|media|bench|big
+#                       what the guest runs (the test program's argument);
+#                       big: a 32 GiB sparse file-backed NVDIMM instead of memmap
 #   --guest-test FILE   the guest test program (static), becomes /bin/<name>
 #   --extra FILE        another program for the guest /bin (repeatable)
 #   --mkfs FILE         mkfs.famfs for the guest
@@ -231,6 +232,17 @@ shared)
 		"$peer" "$shm" "$vm_timeout" >"$workdir/peer.log" 2>&1 &
 		peer_pid=$!
 	fi
+	;;
+big)
+	# A 32 GiB NVDIMM backed by a sparse host file, with a label area so
+	# ndctl can make an fsdax namespace (--map=dev keeps the struct pages
+	# on the device, not in the 2 GiB of guest RAM).  Only the pages the
+	# guest touches take host memory.
+	shm=/dev/shm/famfs-vm-big.$$
+	truncate -s 32770M "$shm" || bail "cannot create $shm"
+	qemu+=(-machine pc,nvdimm=on -m 2G,slots=2,maxmem=40G
+	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=32770M,align=2M
+	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
 	;;
 *)
 	qemu+=(-m 2G)
