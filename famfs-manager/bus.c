@@ -553,10 +553,17 @@ static int lookup_node(struct manager *m, const char *path, bool want_file, stru
 	return 0;
 }
 
-static int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+/*
+ * GetFileMap → (t size, u mode, u uid, u gid, a(ttt) extents); GetFileLayout
+ * adds (u extent type, t chunk size) before the extents.  The entry is copied
+ * and checked again before its extents go out.
+ */
+static int reply_file_map(sd_bus_message *msg, struct manager *m, bool layout, sd_bus_error *e)
 {
 	const struct famfs_ns_node *nd;
 	sd_bus_message *reply = NULL;
+	struct famfs_log_entry en;
+	struct famfs_err err = {0};
 	const char *path;
 	struct fsys *f;
 	uint32_t id;
@@ -565,50 +572,35 @@ static int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error
 	r = sd_bus_message_read(msg, "s", &path);
 	if (r < 0)
 		return r;
-	r = lookup_node(userdata, path, true, &f, &id, e);
+	r = lookup_node(m, path, true, &f, &id, e);
 	if (r < 0)
 		return r;
+	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
 	nd = famfs_ns_node(f->fs->ns, id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "tuuu", nd->size, nd->mode, nd->uid, nd->gid);
+	if (r >= 0 && layout)
+		r = sd_bus_message_append(reply, "ut", en.file.ext_type,
+					  en.file.ext_type == FAMFS_EXT_INTERLEAVED ? en.file.ie[0].chunk_size : 0);
 	if (r >= 0)
-		r = append_extents(reply, famfs_fs_entry(f->fs, id), NULL, NULL);
+		r = append_extents(reply, &en, NULL, NULL);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
 	return r;
 }
 
+static int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return reply_file_map(msg, userdata, false, e);
+}
+
 static int method_get_file_layout(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	const struct famfs_log_entry *en;
-	const struct famfs_ns_node *nd;
-	sd_bus_message *reply = NULL;
-	const char *path;
-	struct fsys *f;
-	uint32_t id;
-	int r;
-
-	r = sd_bus_message_read(msg, "s", &path);
-	if (r < 0)
-		return r;
-	r = lookup_node(userdata, path, true, &f, &id, e);
-	if (r < 0)
-		return r;
-	nd = famfs_ns_node(f->fs->ns, id);
-	en = famfs_fs_entry(f->fs, id);
-	r = sd_bus_message_new_method_return(msg, &reply);
-	if (r >= 0)
-		r = sd_bus_message_append(reply, "tuuuut", nd->size, nd->mode, nd->uid, nd->gid,
-					  en->file.ext_type,
-					  en->file.ext_type == FAMFS_EXT_INTERLEAVED ? en->file.ie[0].chunk_size : 0);
-	if (r >= 0)
-		r = append_extents(reply, en, NULL, NULL);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	return r;
+	return reply_file_map(msg, userdata, true, e);
 }
 
 static int append_list_item(sd_bus_message *reply, const struct famfs_ns_node *nd)
@@ -805,7 +797,7 @@ static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
 	struct call_opts o = {0};
 	struct famfs_err err = {0};
-	const struct famfs_log_entry *en;
+	struct famfs_log_entry en;
 	sd_bus_message *reply = NULL;
 	const char *path;
 	struct fsys *f;
@@ -822,13 +814,15 @@ static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 	r = lookup_node(m, path, true, &f, &id, e);
 	if (r < 0)
 		return r;
+	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
 	r = f->backend->open_data(f, id, o.writable, &fd, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	en = famfs_fs_entry(f->fs, id);
-	type = en->file.ext_type;
+	type = en.file.ext_type;
 	if (type == FAMFS_EXT_INTERLEAVED)
-		chunk = en->file.ie[0].chunk_size;
+		chunk = en.file.ie[0].chunk_size;
 	if (f->backend->data_fd_is_file)
 		type = FAMFS_EXT_SIMPLE, chunk = 0;
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -839,7 +833,7 @@ static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 		r = sd_bus_message_append(reply, "a(ttt)", 1, (uint64_t)0, (uint64_t)0,
 					  famfs_ns_node(f->fs->ns, id)->size);
 	else if (r >= 0)
-		r = append_extents(reply, en, NULL, NULL);
+		r = append_extents(reply, &en, NULL, NULL);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
