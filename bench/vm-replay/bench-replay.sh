@@ -1,0 +1,213 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-replay.sh - guest side of the vm-replay benchmark (run-vm.sh
+# --scenario big): a 32 GiB file-backed NVDIMM in fsdax mode (ndctl,
+# --map=dev), formatted with mkfs.famfs, its 8 MiB log filled with 2 MiB
+# files (replay-tool fill, batches of 5000, log entries only), then timed,
+# RUNS times each, medians printed:
+#   view       the view backend's replay: open the device, replay the log
+#              into the in-memory namespace (no kernel objects)
+#   bare       the kernel floor: a fresh mount -t famfs and the bare
+#              mkdirat / openat(O_CREAT) + MAP_CREATE_V2 + close loop
+#   full       famfs-manager --device /dev/pmem0 with the kernel backend,
+#              from exec to its "famfs mounted" line (the mount is fully
+#              populated then) and to "ready on the bus"; SIGTERM unmounts
+#   reattach   famfs-manager killed with SIGKILL (the mount stays) and
+#              started again: it adopts the mount; exec → "mount adopted"
+# Every run's mount is checked to hold all the files; famfsctl check and
+# fsck.famfs at the end.  Prints TAP, and "# bench:" lines with the numbers.
+export PATH=/bin:/sbin
+RUNS=${RUNS:-5}
+MNT=/run/famfs/pmem0
+UUIDF=/opt/famfs/system_uuid
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() {
+	desc=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
+}
+finish() {
+	echo "# famfs-manager log (last lines):"
+	tail -20 /tmp/manager.log 2>/dev/null | sed 's/^/#   /'
+	echo "1..$n"
+	[ $fails = 0 ]
+	exit $?
+}
+# A process that exited but was not reaped yet (its parent is gone) is a zombie
+gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
+wait_gone() {
+	i=0
+	while ! gone $1 && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	gone $1
+}
+mounted() { grep -q " $1 famfs " /proc/mounts; }
+field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
+ms() { awk "BEGIN { printf \"%.1f\", $1 / 1000 }"; }
+
+mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus /mnt/bare
+echo 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71 >$UUIDF
+echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
+echo "root:x:0:" >/etc/group
+echo "messagebus:x:100:" >>/etc/group
+echo 0123456789abcdef0123456789abcdef >/etc/machine-id
+cp /etc/machine-id /var/lib/dbus/machine-id
+
+# ---- the device --------------------------------------------------------------
+ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1 ||
+	ndctl create-namespace -r region0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1
+i=0
+while [ ! -b /dev/pmem0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! test -b /dev/pmem0; then
+	nok "ndctl create-namespace -m fsdax --map=dev on the 32 GiB NVDIMM"
+	sed 's/^/#   /' /tmp/ndctl.out
+	finish
+fi
+ok "ndctl create-namespace -m fsdax --map=dev on the 32 GiB NVDIMM"
+sz=$(cat /sys/block/pmem0/size)
+echo "# /dev/pmem0: $((sz / 2048)) MiB"
+check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u $UUIDF /dev/pmem0
+insmod /modules/famfs.ko
+check "famfs.ko loaded" test -d /sys/module/famfs
+
+replay-tool fill /dev/pmem0 $UUIDF f 2097152 >/tmp/fill.out 2>&1
+files=$(field files </tmp/fill.out)
+echo "# fill: $(cat /tmp/fill.out)"
+check "the 8 MiB log is full: $files files of 2 MiB (log entries only)" test "${files:-0}" -ge 15000
+
+# ---- baselines ---------------------------------------------------------------
+vals=
+for r in $(seq $RUNS); do
+	v=$(replay-tool view /dev/pmem0 | field view_us)
+	vals="$vals ${v:-0}"
+done
+view_med=$(replay-tool median $vals)
+echo "# bench: view replay (open + replay into the namespace), us:$vals"
+
+vals=
+bare_ok=1
+for r in $(seq $RUNS); do
+	out=$(replay-tool bare /dev/pmem0 /mnt/bare) || { bare_ok=0; echo "# bare: $out"; }
+	v=$(echo "$out" | field bare_us)
+	vals="$vals ${v:-0}"
+	c=$(replay-tool count /mnt/bare | field files)
+	[ "$c" = "$files" ] || { bare_ok=0; echo "# bare: $c files in the mount"; }
+	umount /mnt/bare || bare_ok=0
+done
+bare_med=$(replay-tool median $vals)
+echo "# bench: bare kernel loop (openat O_CREAT + MAP_CREATE_V2 + close per file), us:$vals"
+check "bare loop runs made all $files files" test $bare_ok = 1
+
+# ---- the daemon ----------------------------------------------------------------
+cat >/etc/famfs/system-bus.conf <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+  </policy>
+  <include>/bin/org.famfs.Manager.conf</include>
+</busconfig>
+EOF
+dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "system bus is up" test -S /run/dbus/system_bus_socket
+cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = kernel
+udev = no
+kernel-module = /modules/famfs.ko
+poll-interval = 1000
+EOF
+start_daemon() {
+	replay-tool daemon /tmp/manager.log 120000 famfs-manager -c /etc/famfs/manager.conf \
+		--device /dev/pmem0 >/tmp/daemon.out 2>&1
+	PID=$(field pid </tmp/daemon.out)
+}
+
+full_e2e=
+full_ready=
+full_be=
+full_ok=1
+for r in $(seq $RUNS); do
+	start_daemon || { full_ok=0; cat /tmp/daemon.out; }
+	full_e2e="$full_e2e $(field attach_us </tmp/daemon.out)"
+	full_ready="$full_ready $(field ready_us </tmp/daemon.out)"
+	full_be="$full_be $(field backend_ms </tmp/daemon.out)"
+	[ "$(field adopted </tmp/daemon.out)" = 0 ] || { full_ok=0; echo "# run $r: not a fresh mount"; }
+	c=$(replay-tool count $MNT | field files)
+	[ "$c" = "$files" ] || { full_ok=0; echo "# run $r: $c files in the mount"; }
+	[ $r = $RUNS ] && break
+	kill -TERM $PID
+	wait_gone $PID || full_ok=0
+	mounted $MNT && { full_ok=0; echo "# run $r: still mounted after SIGTERM"; umount $MNT; }
+done
+check "famfs-manager replayed all $files files into a fresh mount, $RUNS times" test $full_ok = 1
+echo "# bench: daemon full replay, exec -> populated mount, us:$full_e2e"
+echo "# bench: daemon full replay, exec -> ready on the bus, us:$full_ready"
+echo "# bench: daemon full replay, kernel backend attach alone, ms:$full_be"
+
+re_e2e=
+re_ready=
+re_be=
+re_ok=1
+for r in $(seq $RUNS); do
+	kill -KILL $PID
+	wait_gone $PID || re_ok=0
+	mounted $MNT || { re_ok=0; echo "# run $r: the mount went away with the daemon"; }
+	start_daemon || { re_ok=0; cat /tmp/daemon.out; }
+	re_e2e="$re_e2e $(field attach_us </tmp/daemon.out)"
+	re_ready="$re_ready $(field ready_us </tmp/daemon.out)"
+	re_be="$re_be $(field backend_ms </tmp/daemon.out)"
+	[ "$(field adopted </tmp/daemon.out)" = 1 ] || { re_ok=0; echo "# run $r: mount not adopted"; }
+	c=$(replay-tool count $MNT | field files)
+	[ "$c" = "$files" ] || { re_ok=0; echo "# run $r: $c files in the mount"; }
+done
+check "a restarted famfs-manager adopted the mount with all $files files, $RUNS times" test $re_ok = 1
+echo "# bench: daemon re-attach, exec -> mount adopted, us:$re_e2e"
+echo "# bench: daemon re-attach, exec -> ready on the bus, us:$re_ready"
+echo "# bench: daemon re-attach, kernel backend attach alone, ms:$re_be"
+
+check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
+kill -TERM $PID
+wait_gone $PID
+mounted $MNT && umount $MNT
+check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+
+# ---- results -------------------------------------------------------------------
+full_med=$(replay-tool median $full_e2e)
+full_ready_med=$(replay-tool median $full_ready)
+full_be_med=$(replay-tool median $full_be)
+re_med=$(replay-tool median $re_e2e)
+re_ready_med=$(replay-tool median $re_ready)
+re_be_med=$(replay-tool median $re_be)
+ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }
+echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB fsdax NVDIMM (TCG) ----"
+echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) ms"
+echo "# bench: bare MAP_CREATE loop (baseline, kernel floor)    $(ms $bare_med) ms"
+echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms (target <= 500; $(ratio $full_med $bare_med) x bare, $(ratio $full_med $view_med) x view)"
+echo "# bench: full replay, daemon exec -> ready on the bus      $(ms $full_ready_med) ms"
+echo "# bench: full replay, kernel backend attach alone          $full_be_med ms"
+echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms (target <= 20; $(ratio $re_med $view_med) x view)"
+echo "# bench: re-attach, daemon exec -> ready on the bus       $(ms $re_ready_med) ms"
+echo "# bench: re-attach, kernel backend attach alone           $re_be_med ms"
+finish

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay-tool - the guest side of the replay benchmark and of the re-attach
+ * test (bench/vm-replay/bench-replay.sh, tests/vm/guest/reattach.sh).
+ *
+ *   replay-tool fill DEV UUIDFILE PREFIX SIZE [MAX]
+ *       as the master, create files PREFIX00000, PREFIX00001, ... of SIZE
+ *       bytes (log entries only, no data written) in batches of 5000 until
+ *       the log is full or MAX files were made; prints "files N"
+ *   replay-tool view DEV
+ *       the view backend's work: open the device and replay the whole log
+ *       into the in-memory namespace; prints "view_us N entries M"
+ *   replay-tool bare DEV MNT
+ *       the floor for a kernel replay: mount -t famfs DEV MNT (fresh), then
+ *       for every log entry in order only mkdirat, or openat(O_CREAT) on the
+ *       parent's fd + MAP_CREATE_V2 + close; prints "bare_us N files M";
+ *       leaves the mount in place
+ *   replay-tool daemon LOG TIMEOUT_MS PROGRAM ARGS...
+ *       starts PROGRAM with its stderr on a pipe, copies that to LOG, and
+ *       times (from just before exec) the line the kernel backend prints
+ *       when its attach is done ("famfs mounted" / "mount adopted") and the
+ *       daemon's "ready on the bus"; prints "pid P attach_us A ready_us R
+ *       backend_ms B adopted 0|1", then leaves a child copying the rest of
+ *       the daemon's stderr to LOG
+ *   replay-tool median N...
+ *       the median of its arguments
+ *   replay-tool count MNT
+ *       files and directories below MNT, .meta excluded: "files F dirs D"
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "sysuuid.h"
+
+#define famfs_extent_type famfs_ioc_v1_extent_type
+#include <linux/famfs_ioctl.h>
+#undef famfs_extent_type
+
+#define BATCH 5000
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int die(const char *what, const char *msg)
+{
+	fprintf(stderr, "replay-tool: %s: %s\n", what, msg);
+	return 1;
+}
+
+static int cmd_fill(int argc, char **argv)
+{
+	static struct famfs_file_spec specs[BATCH];
+	static char names[BATCH][64];
+	struct famfs_err err = {0};
+	struct famfs_fs *fs;
+	uint8_t uuid[16];
+	uint64_t size, max = UINT64_MAX, made = 0, t0;
+	size_t batch = BATCH;
+	int r;
+
+	if (argc < 6)
+		return die("fill", "usage: fill DEV UUIDFILE PREFIX SIZE [MAX]");
+	size = strtoull(argv[5], NULL, 0);
+	if (argc > 6)
+		max = strtoull(argv[6], NULL, 0);
+	if (famfs_system_uuid_get(argv[3], false, uuid, &err) < 0)
+		return die(argv[3], err.msg);
+	if (famfs_fs_open(argv[2], FAMFS_DEVICE_WRITE, uuid, &fs, &err) < 0)
+		return die(argv[2], err.msg);
+	if (!fs->master) {
+		famfs_fs_close(fs);
+		return die(argv[2], "this host is not the file system's master");
+	}
+	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0) {
+		famfs_fs_close(fs);
+		return die("replay", err.msg);
+	}
+	t0 = now_us();
+	while (made < max && batch > 0) {
+		size_t n = batch;
+
+		if (max - made < n)
+			n = (size_t)(max - made);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(names[i], sizeof(names[i]), "%s%05" PRIu64, argv[4], made + i);
+			specs[i] = (struct famfs_file_spec){ .relpath = names[i], .size = size,
+							     .mode = 0644 };
+		}
+		memset(&err, 0, sizeof(err));
+		r = famfs_fs_create_files(fs, specs, n, NULL, NULL, &err);
+		if (r == -FAMFS_ELOGFULL || r == -ENOSPC) {
+			/* All or nothing: retry what fits with smaller batches. */
+			batch = n / 2;
+			continue;
+		}
+		if (r < 0) {
+			famfs_fs_close(fs);
+			return die("create", err.msg);
+		}
+		made += n;
+	}
+	printf("files %" PRIu64 " entries %" PRIu64 " fill_us %" PRIu64 "\n", made, fs->applied,
+	       now_us() - t0);
+	famfs_fs_close(fs);
+	return 0;
+}
+
+static int cmd_view(int argc, char **argv)
+{
+	struct famfs_err err = {0};
+	struct famfs_fs *fs;
+	uint64_t t0, t1;
+
+	if (argc < 3)
+		return die("view", "usage: view DEV");
+	t0 = now_us();
+	if (famfs_fs_open(argv[2], 0, NULL, &fs, &err) < 0)
+		return die(argv[2], err.msg);
+	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0) {
+		famfs_fs_close(fs);
+		return die("replay", err.msg);
+	}
+	t1 = now_us();
+	printf("view_us %" PRIu64 " entries %" PRIu64 "\n", t1 - t0, fs->applied);
+	famfs_fs_close(fs);
+	return 0;
+}
+
+/* One simple-extent or interleaved map for MAP_CREATE_V2. */
+struct bare_map {
+	struct famfs_ioc_fmap fmap;
+	struct famfs_ioc_simple_extent se[FAMFS_IOC_MAX_SIMPLE_EXTENTS];
+	struct famfs_ioc_interleaved_ext ie;
+	struct famfs_ioc_simple_extent strips[FAMFS_MAX_STRIPS];
+};
+
+static int to_map(const struct famfs_log_entry *e, struct bare_map *m)
+{
+	const struct famfs_log_file_meta *fm = &e->file;
+
+	memset(&m->fmap, 0, sizeof(m->fmap));
+	m->fmap.fioc_file_size = fm->size;
+	m->fmap.fioc_file_type = FAMFS_REG;
+	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
+		if (fm->nextents < 1 || fm->nextents > FAMFS_IOC_MAX_SIMPLE_EXTENTS)
+			return -EINVAL;
+		m->fmap.fioc_ext_type = FAMFS_IOC_EXT_SIMPLE;
+		m->fmap.fioc_nextents = fm->nextents;
+		for (uint32_t i = 0; i < fm->nextents; i++)
+			m->se[i] = (struct famfs_ioc_simple_extent){ .devindex = fm->se[i].devindex,
+				.offset = fm->se[i].offset, .len = fm->se[i].len };
+		m->fmap.kse = m->se;
+		return 0;
+	}
+	if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
+		const struct famfs_interleaved_extent *ie = &fm->ie[0];
+		uint64_t min_len = UINT64_MAX;
+
+		if (ie->nstrips < 1 || ie->nstrips > FAMFS_MAX_STRIPS || !ie->chunk_size)
+			return -EINVAL;
+		m->fmap.fioc_ext_type = FAMFS_IOC_EXT_INTERLEAVE;
+		m->fmap.fioc_niext = 1;
+		m->ie.ie_nstrips = ie->nstrips;
+		m->ie.ie_chunk_size = ie->chunk_size;
+		for (uint64_t j = 0; j < ie->nstrips; j++) {
+			m->strips[j] = (struct famfs_ioc_simple_extent){ .devindex = ie->strips[j].devindex,
+				.offset = ie->strips[j].offset, .len = ie->strips[j].len };
+			if (ie->strips[j].len < min_len)
+				min_len = ie->strips[j].len;
+		}
+		m->ie.ie_nbytes = min_len / ie->chunk_size * ie->chunk_size * ie->nstrips;
+		m->ie.ie_strips = m->strips;
+		m->fmap.kie = &m->ie;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int cmd_bare(int argc, char **argv)
+{
+	struct famfs_err err = {0};
+	const struct famfs_ns_node *n;
+	struct famfs_fs *fs;
+	static struct bare_map map;
+	uint64_t t0, t1, files = 0;
+	int *dirfd_of, root, bad = 0;
+	uint32_t nnodes = 0;
+
+	if (argc < 4)
+		return die("bare", "usage: bare DEV MNT");
+	if (famfs_fs_open(argv[2], 0, NULL, &fs, &err) < 0)
+		return die(argv[2], err.msg);
+	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0)
+		return die("replay", err.msg);
+	while (famfs_ns_node(fs->ns, nnodes))
+		nnodes++;
+	dirfd_of = calloc(nnodes + 1, sizeof(int));
+	if (!dirfd_of)
+		return die("bare", "out of memory");
+	if (mount(argv[2], argv[3], "famfs", MS_NOATIME | MS_NOSUID | MS_NOEXEC | MS_NODEV, "") < 0)
+		return die("mount", strerror(errno));
+	root = open(argv[3], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return die(argv[3], strerror(errno));
+	for (uint32_t i = 0; i <= nnodes; i++)
+		dirfd_of[i] = -1;
+	dirfd_of[FAMFS_NS_ROOT] = root;
+	t0 = now_us();
+	for (uint32_t id = 1; id < nnodes; id++) {
+		const char *name;
+		int pfd, fd;
+
+		n = famfs_ns_node(fs->ns, id);
+		name = n->path + n->name_off;
+		pfd = dirfd_of[n->parent];
+		if (pfd < 0) {
+			bad++;
+			continue;
+		}
+		if (n->kind == FAMFS_NS_DIR) {
+			if (mkdirat(pfd, name, n->mode & 07777) < 0)
+				bad++;
+			dirfd_of[id] = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			continue;
+		}
+		if (to_map(famfs_fs_entry(fs, id), &map) < 0) {
+			bad++;
+			continue;
+		}
+		fd = openat(pfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, n->mode & 07777);
+		if (fd < 0) {
+			bad++;
+			continue;
+		}
+		if (ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &map.fmap) < 0)
+			bad++;
+		else
+			files++;
+		close(fd);
+	}
+	t1 = now_us();
+	for (uint32_t i = 0; i < nnodes; i++)
+		if (dirfd_of[i] >= 0)
+			close(dirfd_of[i]);
+	free(dirfd_of);
+	famfs_fs_close(fs);
+	printf("bare_us %" PRIu64 " files %" PRIu64 " errors %d\n", t1 - t0, files, bad);
+	return bad ? 1 : 0;
+}
+
+static int cmd_daemon(int argc, char **argv)
+{
+	char buf[8192], line[4096];
+	uint64_t t0, attach_us = 0, ready_us = 0, deadline;
+	unsigned long backend_ms = 0;
+	size_t ll = 0;
+	int adopted = -1, pfd[2], logfd;
+	pid_t pid;
+
+	if (argc < 5)
+		return die("daemon", "usage: daemon LOG TIMEOUT_MS PROGRAM ARGS...");
+	logfd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return die(argv[2], strerror(errno));
+	deadline = strtoull(argv[3], NULL, 0) * 1000;
+	if (pipe(pfd) < 0)
+		return die("pipe", strerror(errno));
+	t0 = now_us();
+	pid = fork();
+	if (pid < 0)
+		return die("fork", strerror(errno));
+	if (pid == 0) {
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execvp(argv[4], argv + 4);
+		fprintf(stderr, "exec %s: %s\n", argv[4], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	deadline += t0;
+	while (!ready_us && now_us() < deadline) {
+		ssize_t got = read(pfd[0], buf, sizeof(buf));
+		uint64_t t = now_us();
+
+		if (got <= 0)
+			break;
+		if (write(logfd, buf, (size_t)got) < 0)
+			break;
+		for (ssize_t i = 0; i < got; i++) {
+			char *p;
+
+			if (buf[i] != '\n') {
+				if (ll < sizeof(line) - 1)
+					line[ll++] = buf[i];
+				continue;
+			}
+			line[ll] = '\0';
+			ll = 0;
+			if (!attach_us && (strstr(line, ": famfs mounted ") || strstr(line, ": famfs mount adopted "))) {
+				attach_us = t - t0;
+				adopted = strstr(line, "mount adopted") != NULL;
+				p = strstr(line, " in ");
+				if (p)
+					backend_ms = strtoul(p + 4, NULL, 10);
+			}
+			if (!ready_us && strstr(line, "ready on the bus"))
+				ready_us = t - t0;
+		}
+	}
+	printf("pid %d attach_us %" PRIu64 " ready_us %" PRIu64 " backend_ms %lu adopted %d\n", (int)pid,
+	       attach_us, ready_us, backend_ms, adopted);
+	fflush(stdout);
+	if (!ready_us) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	/* The daemon keeps its stderr: a child copies the rest to the log. */
+	if (fork() == 0) {
+		ssize_t got;
+
+		setsid();
+		while ((got = read(pfd[0], buf, sizeof(buf))) > 0)
+			if (write(logfd, buf, (size_t)got) < 0)
+				break;
+		_exit(0);
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmd_median(int argc, char **argv)
+{
+	double v[64];
+	int n = 0;
+
+	for (int i = 2; i < argc && n < 64; i++)
+		v[n++] = strtod(argv[i], NULL);
+	if (!n)
+		return die("median", "no values");
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	printf("%.0f\n", n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+	return 0;
+}
+
+static void count_dir(int dfd, bool top, uint64_t *files, uint64_t *dirs)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (top && !strcmp(de->d_name, ".meta"))
+			continue;
+		if (de->d_type == DT_DIR) {
+			int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			(*dirs)++;
+			if (fd >= 0)
+				count_dir(fd, false, files, dirs);
+		} else {
+			(*files)++;
+		}
+	}
+	closedir(d);
+}
+
+static int cmd_count(int argc, char **argv)
+{
+	uint64_t files = 0, dirs = 0;
+	int fd;
+
+	if (argc < 3)
+		return die("count", "usage: count MNT");
+	fd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return die(argv[2], strerror(errno));
+	count_dir(fd, true, &files, &dirs);
+	printf("files %" PRIu64 " dirs %" PRIu64 "\n", files, dirs);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return die("usage", "replay-tool fill|view|bare|daemon|median|count ...");
+	if (!strcmp(argv[1], "fill"))
+		return cmd_fill(argc, argv);
+	if (!strcmp(argv[1], "view"))
+		return cmd_view(argc, argv);
+	if (!strcmp(argv[1], "bare"))
+		return cmd_bare(argc, argv);
+	if (!strcmp(argv[1], "daemon"))
+		return cmd_daemon(argc, argv);
+	if (!strcmp(argv[1], "median"))
+		return cmd_median(argc, argv);
+	if (!strcmp(argv[1], "count"))
+		return cmd_count(argc, argv);
+	return die(argv[1], "unknown command");
+}
