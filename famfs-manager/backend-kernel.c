@@ -57,6 +57,18 @@ struct kstate {
 	struct famfs_log_header *dev_log;
 	struct kernel_stats st;
 	char first_conflict[FAMFS_ERR_MSG_MAX];
+	/*
+	 * While attach instantiates the namespace: the last parent directory
+	 * opened (node ids come in log order, so siblings mostly follow each
+	 * other), and what a new file there gets by itself, so fchown and
+	 * fchmod run only when the log asks for something else.
+	 */
+	bool caching;
+	uint32_t pnode;
+	int pfd;
+	gid_t pgid;               /* gid a new file in pfd gets */
+	uid_t euid;
+	int umask;                /* -1: unknown, always fchmod */
 };
 
 static uint64_t mono_usec(void)
@@ -456,14 +468,71 @@ static int compare_owner(struct fsys *f, struct kstate *ks, const char *rel, con
 	return 0;
 }
 
+/* The process umask, from /proc/self/status (umask(2) would change it); -1 if unknown. */
+static int read_umask(void)
+{
+	char line[128];
+	int m = -1;
+	FILE *fp = fopen("/proc/self/status", "re");
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (strncmp(line, "Umask:", 6) == 0) {
+			m = (int)strtol(line + 6, NULL, 8);
+			break;
+		}
+	fclose(fp);
+	return m;
+}
+
+/*
+ * The directory that holds @n, and the last component of its path.  During
+ * attach the descriptor is kept for the next sibling (*owned false: do not
+ * close it); otherwise the caller closes it.
+ */
+static int parent_fd(struct kstate *ks, const struct famfs_ns_node *n, const char **name, bool *owned)
+{
+	struct stat st;
+	int dfd;
+
+	*owned = !ks->caching;
+	if (ks->caching && ks->pfd >= 0 && ks->pnode == n->parent) {
+		const char *slash = strrchr(n->path, '/');
+
+		*name = slash ? slash + 1 : n->path;
+		return ks->pfd;
+	}
+	dfd = open_parent(ks->root, n->path, name);
+	if (dfd < 0 || !ks->caching)
+		return dfd;
+	if (ks->pfd >= 0)
+		close(ks->pfd);
+	ks->pfd = dfd;
+	ks->pnode = n->parent;
+	ks->pgid = (gid_t)-1;
+	if (fstat(dfd, &st) == 0)
+		ks->pgid = (st.st_mode & S_ISGID) ? st.st_gid : getegid();
+	return dfd;
+}
+
+static void parent_cache_drop(struct kstate *ks)
+{
+	if (ks->pfd >= 0)
+		close(ks->pfd);
+	ks->pfd = -1;
+	ks->caching = false;
+}
+
 static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs_ns_node *n,
 			   struct famfs_err *err)
 {
+	bool owned;
 	const char *name;
 	struct stat st;
 	int dfd, r;
 
-	dfd = open_parent(ks->root, n->path, &name);
+	dfd = parent_fd(ks, n, &name, &owned);
 	if (dfd < 0)
 		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
 				     strerror(-dfd));
@@ -487,7 +556,8 @@ static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs
 		r = famfs_err_set(err, -errno, "cannot create directory \"%s\" in the mount: %s", n->path,
 				  strerror(errno));
 	}
-	close(dfd);
+	if (owned)
+		close(dfd);
 	return r;
 }
 
@@ -527,6 +597,7 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 	struct kernel_fmap km;
 	const char *name;
 	uint32_t mode;
+	bool owned, fix_owner, fix_mode;
 	int dfd, fd, r;
 
 	if (!e)
@@ -537,13 +608,14 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 		return r;
 	}
 	mode = file_mode(f, n->mode);
-	dfd = open_parent(ks->root, n->path, &name);
+	dfd = parent_fd(ks, n, &name, &owned);
 	if (dfd < 0)
 		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
 				     strerror(-dfd));
 	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0 && errno == EEXIST) {
-		close(dfd);
+		if (owned)
+			close(dfd);
 		r = verify_file(f, ks, n->path, &km, mode, n->uid, n->gid, err);
 		if (r == 0)
 			ks->st.existed++;
@@ -551,11 +623,19 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 	}
 	if (fd < 0) {
 		r = famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", n->path, strerror(errno));
-		close(dfd);
+		if (owned)
+			close(dfd);
 		return r;
 	}
+	/*
+	 * A new file belongs to our euid and to the directory's gid (setgid
+	 * directory) or our egid, with the mode open(2) got less the umask.
+	 * Outside attach's cache, or with special bits, both are always set.
+	 */
+	fix_owner = owned || n->uid != ks->euid || n->gid != ks->pgid || ks->pgid == (gid_t)-1;
+	fix_mode = owned || fix_owner || ks->umask < 0 || (mode & 07000) || (mode & (uint32_t)ks->umask);
 	r = 0;
-	if (fchown(fd, n->uid, n->gid) < 0 || fchmod(fd, mode) < 0)
+	if ((fix_owner && fchown(fd, n->uid, n->gid) < 0) || (fix_mode && fchmod(fd, mode) < 0))
 		r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path, strerror(errno));
 	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km.fmap) < 0)
 		r = famfs_err_set(err, -errno, "\"%s\": MAP_CREATE_V2 failed: %s", n->path, strerror(errno));
@@ -566,7 +646,8 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 	} else {
 		ks->st.created++;
 	}
-	close(dfd);
+	if (owned)
+		close(dfd);
 	return r;
 }
 
@@ -710,6 +791,7 @@ static void release(struct fsys *f, struct kstate *ks)
 		munmap(ks->log_map, ks->log_len);
 	if (ks->sb_map)
 		munmap(ks->sb_map, FAMFS_SUPERBLOCK_SIZE);
+	parent_cache_drop(ks);
 	if (ks->root >= 0)
 		close(ks->root);
 	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
@@ -732,6 +814,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	if (!ks)
 		return famfs_err_set(err, -ENOMEM, "out of memory");
 	ks->root = -1;
+	ks->pfd = -1;
 	f->backend_data = ks;
 	if (!f->mountpoint || f->mountpoint[0] != '/') {
 		r = famfs_err_set(err, -EINVAL, "no mount point");
@@ -776,11 +859,15 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	t1 = mono_usec();
 	ks->st.mount_usec = t1 - t0;
 	/* Node ids grow in log order, so parents come before their children. */
+	ks->euid = geteuid();
+	ks->umask = read_umask();
+	ks->caching = true;
 	for (uint32_t id = 1; (n = famfs_ns_node(f->fs->ns, id)) != NULL; id++) {
 		memset(&e2, 0, sizeof(e2));
 		if (do_instantiate(f, ks, id, &e2) < 0)
 			fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
 	}
+	parent_cache_drop(ks);
 	ks->st.replay_usec = mono_usec() - t1;
 	ks->ready = true;
 	fprintf(stderr, "%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64
