@@ -144,7 +144,18 @@ int famfs_device_open(const char *path, unsigned flags,
 	}
 
 	if (!(flags & FAMFS_DEVICE_NOMAP)) {
-		void *base = map_aligned(fd, dev->size, writable);
+		void *base;
+
+		/*
+		 * A pmem block device's mapping is page cache, and a famfs mount
+		 * of it (DAX) reads and writes the memory past that cache: pages
+		 * cached before the mount's last appends would show an old log
+		 * (and a writer would append over entries it cannot see).  Drop
+		 * the clean cached pages so the mapping reads the memory now.
+		 */
+		if (dev->kind == FAMFS_DEVICE_PMEM)
+			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		base = map_aligned(fd, dev->size, writable);
 
 		if (base == MAP_FAILED) {
 			r = famfs_err_set(err, -errno, "cannot map %s (%" PRIu64 " bytes): %s",
