@@ -204,6 +204,11 @@ static int run(char **out, char **errout, const char *bus_addr, bool as_nobody, 
 	g_ptr_array_add(argv, NULL);
 	if (bus_addr)
 		env = g_environ_setenv(env, "DBUS_SYSTEM_BUS_ADDRESS", bus_addr, TRUE);
+	/* Callers reuse their buffers from one run to the next. */
+	if (out)
+		g_clear_pointer(out, g_free);
+	if (errout)
+		g_clear_pointer(errout, g_free);
 	g_assert_true(g_spawn_sync("/", (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, die_with_parent, NULL, out,
 				   errout, &status, &err));
 	if (WIFEXITED(status))
@@ -1108,7 +1113,9 @@ static void test_damaged(void)
 		g_assert_cmpstr(h, ==, "failed");
 		g_clear_pointer(&obj, g_free);
 		g_clear_pointer(&h, free);
-		g_assert_cmpint(create_file(conn, g_strdup_printf("%s/x", *mp), 1, 0644, &e), <, 0);
+		g_autofree char *x = g_strdup_printf("%s/x", *mp);
+
+		g_assert_cmpint(create_file(conn, x, 1, 0644, &e), <, 0);
 		g_assert_cmpstr(e.name, ==, "org.famfs.Error.Corrupt");
 		sd_bus_error_free(&e);
 	}

@@ -114,7 +114,9 @@ static void remkfs(struct env *e, const char *img)
 
 static char *devnode_path(struct env *e, const char *name)
 {
-	return g_build_filename(umockdev_testbed_get_root_dir(e->tb), "dev", name, NULL);
+	g_autofree char *root = umockdev_testbed_get_root_dir(e->tb);
+
+	return g_build_filename(root, "dev", name, NULL);
 }
 
 /* A dax device whose /dev node is @image; emits "add" when @announce. */
