@@ -43,6 +43,40 @@
 #define KERNEL_SYSFS_DIR         "/sys/fs/famfs"
 #define KERNEL_MAX_DEPTH         40
 #define KERNEL_CHECK_MAX_NODES   (1u << 24)
+#define KERNEL_STATE_DIR         "/run/famfs-manager"
+#define KERNEL_STATE_MAGIC       "FAMFSKS1"
+#define KERNEL_STATE_MAX_DIRS    (1u << 20)
+
+/*
+ * What an attach left in the mount, kept in KERNEL_STATE_DIR (tmpfs: it
+ * lives as long as the mount can) so that a restarted daemon adopting the
+ * mount need not open every file again: the mount's identity, how many
+ * namespace nodes are in it exactly as the log says, and the inode and
+ * ctime of every directory among them.  Any create, unlink or rename in a
+ * directory, and any chmod or chown of it, changes its ctime; famfs maps
+ * never change once set.  So when the mount id, the device and every
+ * directory are as recorded, the first nodes_done nodes are trusted and only
+ * the rest is instantiated; anything else falls back to verifying every
+ * file.  The daemon updates the record after each change it makes, and
+ * drops the trust (nodes_done 0) when it finds a directory changed by
+ * someone else or a node it could not instantiate.
+ */
+struct kstate_hdr {
+	char magic[8];
+	uint64_t mnt_id;
+	uint64_t dev;
+	uint8_t uuid[16];
+	uint32_t nodes_done;
+	uint32_t ndirs;
+};
+
+struct kstate_dir {
+	uint32_t node;
+	uint32_t pad;
+	uint64_t ino;
+	int64_t ctime_sec;
+	int64_t ctime_nsec;
+};
 
 extern char **environ;
 
@@ -69,6 +103,13 @@ struct kstate {
 	gid_t pgid;               /* gid a new file in pfd gets */
 	uid_t euid;
 	int umask;                /* -1: unknown, always fchmod */
+	/* the adopt record (see struct kstate_hdr); state_fd -1: none */
+	int state_fd;
+	char state_path[256];
+	struct kstate_hdr sh;
+	struct kstate_dir *dirs;
+	uint32_t dirs_cap;
+	uint32_t trusted;         /* nodes this attach took from the record */
 };
 
 static uint64_t mono_usec(void)
@@ -667,14 +708,205 @@ static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, stru
 	return r;
 }
 
+/* ---- the adopt record ---------------------------------------------------- */
+
+static int mount_identity(struct kstate *ks, uint64_t *mnt_id, uint64_t *dev)
+{
+	struct statx stx;
+
+	if (statx(ks->root, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &stx) < 0)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return -EOPNOTSUPP;
+	*mnt_id = stx.stx_mnt_id;
+	*dev = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+	return 0;
+}
+
+/* The inode and ctime of directory @node in the mount, now. */
+static int dir_now(struct fsys *f, struct kstate *ks, uint32_t node, struct kstate_dir *ret)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	struct stat st;
+	int fd, r;
+
+	if (!n || (node != FAMFS_NS_ROOT && n->kind != FAMFS_NS_DIR))
+		return -ENOTDIR;
+	if (node == FAMFS_NS_ROOT) {
+		r = fstat(ks->root, &st);
+	} else {
+		fd = open_beneath(ks->root, n->path, O_PATH | O_DIRECTORY, 0);
+		if (fd < 0)
+			return fd;
+		r = fstat(fd, &st);
+		close(fd);
+	}
+	if (r < 0)
+		return -errno;
+	memset(ret, 0, sizeof(*ret));
+	ret->node = node;
+	ret->ino = st.st_ino;
+	ret->ctime_sec = st.st_ctim.tv_sec;
+	ret->ctime_nsec = st.st_ctim.tv_nsec;
+	return 0;
+}
+
+static void state_write(struct kstate *ks)
+{
+	size_t n = (size_t)ks->sh.ndirs * sizeof(ks->dirs[0]);
+
+	if (ks->state_fd < 0)
+		return;
+	if (pwrite(ks->state_fd, &ks->sh, sizeof(ks->sh), 0) != (ssize_t)sizeof(ks->sh) ||
+	    (n && pwrite(ks->state_fd, ks->dirs, n, sizeof(ks->sh)) != (ssize_t)n) ||
+	    ftruncate(ks->state_fd, (off_t)(sizeof(ks->sh) + n)) < 0) {
+		/* Without a record the next adopt verifies every file. */
+		(void)unlink(ks->state_path);
+		close(ks->state_fd);
+		ks->state_fd = -1;
+	}
+}
+
+static void state_distrust(struct kstate *ks)
+{
+	if (ks->state_fd >= 0 && ks->sh.nodes_done) {
+		ks->sh.nodes_done = 0;
+		state_write(ks);
+	}
+}
+
+static int state_add_dir(struct fsys *f, struct kstate *ks, uint32_t node)
+{
+	if (ks->sh.ndirs == ks->dirs_cap) {
+		uint32_t cap = ks->dirs_cap ? ks->dirs_cap * 2 : 16;
+		struct kstate_dir *d;
+
+		if (cap > KERNEL_STATE_MAX_DIRS)
+			return -E2BIG;
+		d = realloc(ks->dirs, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		ks->dirs = d;
+		ks->dirs_cap = cap;
+	}
+	if (dir_now(f, ks, node, &ks->dirs[ks->sh.ndirs]) < 0)
+		return -EIO;
+	ks->sh.ndirs++;
+	return 0;
+}
+
+/* Records the mount as it is now: nodes [0, @nodes_done) match the log. */
+static void state_record(struct fsys *f, struct kstate *ks, uint32_t nodes_done)
+{
+	const struct famfs_ns_node *n;
+
+	if (ks->state_fd < 0)
+		return;
+	memset(&ks->sh, 0, sizeof(ks->sh));
+	memcpy(ks->sh.magic, KERNEL_STATE_MAGIC, sizeof(ks->sh.magic));
+	memcpy(ks->sh.uuid, f->fs->sb->uuid, sizeof(ks->sh.uuid));
+	if (mount_identity(ks, &ks->sh.mnt_id, &ks->sh.dev) < 0 || state_add_dir(f, ks, FAMFS_NS_ROOT) < 0)
+		nodes_done = 0;
+	for (uint32_t id = 1; nodes_done && id < nodes_done && (n = famfs_ns_node(f->fs->ns, id)); id++)
+		if (n->kind == FAMFS_NS_DIR && state_add_dir(f, ks, id) < 0)
+			nodes_done = 0;
+	if (!nodes_done)
+		ks->sh.ndirs = 0;
+	ks->sh.nodes_done = nodes_done;
+	state_write(ks);
+}
+
+static void state_open(struct fsys *f, struct kstate *ks)
+{
+	if (!f->uuid[0] || (mkdir(KERNEL_STATE_DIR, 0700) < 0 && errno != EEXIST))
+		return;
+	snprintf(ks->state_path, sizeof(ks->state_path), "%s/kernel-%s.state", KERNEL_STATE_DIR, f->uuid);
+	ks->state_fd = open(ks->state_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+}
+
+/*
+ * On an adopted mount: how many nodes (from 0) the record lets us trust,
+ * 0 when the record is missing, from another mount, or any of its
+ * directories changed.
+ */
+static uint32_t state_trusted(struct fsys *f, struct kstate *ks, uint32_t nnodes)
+{
+	struct kstate_hdr h;
+	struct kstate_dir *d, now;
+	const struct famfs_ns_node *n;
+	uint64_t mnt_id, dev;
+	uint32_t ndirs = 1, ok = 0;
+	size_t len;
+
+	if (ks->state_fd < 0 || pread(ks->state_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	if (memcmp(h.magic, KERNEL_STATE_MAGIC, sizeof(h.magic)) != 0 || h.nodes_done < 2 ||
+	    h.nodes_done > nnodes || h.ndirs < 1 || h.ndirs > KERNEL_STATE_MAX_DIRS ||
+	    memcmp(h.uuid, f->fs->sb->uuid, sizeof(h.uuid)) != 0 ||
+	    mount_identity(ks, &mnt_id, &dev) < 0 || mnt_id != h.mnt_id || dev != h.dev)
+		return 0;
+	for (uint32_t id = 1; id < h.nodes_done; id++) {
+		n = famfs_ns_node(f->fs->ns, id);
+		if (!n)
+			return 0;
+		ndirs += n->kind == FAMFS_NS_DIR;
+	}
+	if (ndirs != h.ndirs)
+		return 0;
+	len = (size_t)h.ndirs * sizeof(*d);
+	d = malloc(len);
+	if (!d)
+		return 0;
+	if (pread(ks->state_fd, d, len, sizeof(h)) != (ssize_t)len)
+		goto out;
+	/* Records in node order, root first: each directory once. */
+	for (uint32_t i = 0; i < h.ndirs; i++) {
+		if (d[i].node >= h.nodes_done || (i == 0) != (d[i].node == FAMFS_NS_ROOT) ||
+		    (i > 0 && d[i].node <= d[i - 1].node) || dir_now(f, ks, d[i].node, &now) < 0 ||
+		    now.ino != d[i].ino || now.ctime_sec != d[i].ctime_sec || now.ctime_nsec != d[i].ctime_nsec)
+			goto out;
+	}
+	ok = h.nodes_done;
+out:
+	free(d);
+	return ok;
+}
+
+static struct kstate_dir *state_find_dir(struct kstate *ks, uint32_t node)
+{
+	for (uint32_t i = 0; i < ks->sh.ndirs; i++)
+		if (ks->dirs[i].node == node)
+			return &ks->dirs[i];
+	return NULL;
+}
+
 static int kernel_instantiate(struct fsys *f, uint32_t node, struct famfs_err *err)
 {
 	struct kstate *ks = f->backend_data;
+	const struct famfs_ns_node *n;
+	struct kstate_dir *pd, now;
+	bool track;
+	int r;
 
 	/* Before the mount is ready, attach instantiates the whole namespace. */
 	if (!ks || !ks->ready)
 		return 0;
-	return do_instantiate(f, ks, node, err);
+	n = famfs_ns_node(f->fs->ns, node);
+	/* The record stays trusted only when this is the next node and its
+	 * directory is as we left it. */
+	pd = n ? state_find_dir(ks, n->parent) : NULL;
+	track = ks->state_fd >= 0 && ks->sh.nodes_done == node && pd &&
+		dir_now(f, ks, n->parent, &now) == 0 && now.ino == pd->ino &&
+		now.ctime_sec == pd->ctime_sec && now.ctime_nsec == pd->ctime_nsec;
+	r = do_instantiate(f, ks, node, err);
+	if (!track || r < 0 || dir_now(f, ks, n->parent, pd) < 0 ||
+	    (n->kind == FAMFS_NS_DIR && state_add_dir(f, ks, node) < 0)) {
+		state_distrust(ks);
+		return r;
+	}
+	ks->sh.nodes_done = node + 1;
+	state_write(ks);
+	return r;
 }
 
 /* ---- .meta ------------------------------------------------------------- */
@@ -792,6 +1024,13 @@ static void release(struct fsys *f, struct kstate *ks)
 	if (ks->sb_map)
 		munmap(ks->sb_map, FAMFS_SUPERBLOCK_SIZE);
 	parent_cache_drop(ks);
+	if (ks->state_fd >= 0) {
+		/* The record describes a mount; ours goes away. */
+		if (ks->mounted)
+			(void)unlink(ks->state_path);
+		close(ks->state_fd);
+	}
+	free(ks->dirs);
 	if (ks->root >= 0)
 		close(ks->root);
 	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
@@ -808,6 +1047,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	uint64_t t0 = mono_usec(), t1;
 	const struct famfs_ns_node *n;
 	struct famfs_err e2 = {0};
+	uint32_t nnodes = 0, first;
 	int r;
 
 	ks = calloc(1, sizeof(*ks));
@@ -815,6 +1055,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		return famfs_err_set(err, -ENOMEM, "out of memory");
 	ks->root = -1;
 	ks->pfd = -1;
+	ks->state_fd = -1;
 	f->backend_data = ks;
 	if (!f->mountpoint || f->mountpoint[0] != '/') {
 		r = famfs_err_set(err, -EINVAL, "no mount point");
@@ -861,20 +1102,34 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	/* Node ids grow in log order, so parents come before their children. */
 	ks->euid = geteuid();
 	ks->umask = read_umask();
+	while (famfs_ns_node(f->fs->ns, nnodes))
+		nnodes++;
+	state_open(f, ks);
+	first = 1;
+	if (ks->st.adopted) {
+		ks->trusted = state_trusted(f, ks, nnodes);
+		if (ks->trusted > 1) {
+			/* Nodes [1, trusted) are in the mount as the log says. */
+			first = ks->trusted;
+			ks->st.existed += ks->trusted - 1;
+		}
+	}
 	ks->caching = true;
-	for (uint32_t id = 1; (n = famfs_ns_node(f->fs->ns, id)) != NULL; id++) {
+	for (uint32_t id = first; (n = famfs_ns_node(f->fs->ns, id)) != NULL; id++) {
 		memset(&e2, 0, sizeof(e2));
 		if (do_instantiate(f, ks, id, &e2) < 0)
 			fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
 	}
 	parent_cache_drop(ks);
+	state_record(f, ks, ks->st.conflicts || ks->st.errors ? 0 : nnodes);
 	ks->st.replay_usec = mono_usec() - t1;
 	ks->ready = true;
 	fprintf(stderr, "%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64
-		" already there, %" PRIu64 " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64 " ms)\n",
+		" already there, %" PRIu64 " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64
+		" us; %" PRIu32 " trusted from the previous attach's record)\n",
 		f->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", f->device,
 		(mono_usec() - t0) / 1000, ks->st.created, ks->st.existed, ks->st.conflicts, ks->st.errors,
-		ks->st.replay_usec / 1000);
+		ks->st.replay_usec, ks->trusted > 1 ? ks->trusted - 1 : 0);
 	return 0;
 fail:
 	release(f, ks);
