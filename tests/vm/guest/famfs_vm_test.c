@@ -449,6 +449,39 @@ static void test_load(void)
 	tap(kabi == FAMFS_KABI_VERSION, "famfs_kabi_version is %lld", kabi);
 }
 
+/*
+ * Gives the log a torn tail behind the mount's back (one more slot counted
+ * than written), checks that fsck.famfs -y finds it but will not repair a
+ * mounted device, and puts the header back.
+ */
+static void test_tools_refuse_mounted(void)
+{
+	uint64_t hdr[6], torn[6];
+	int fd = open(dev, O_RDWR), rc;
+
+	if (fd < 0 || pread(fd, hdr, sizeof(hdr), 2 * MiB) != sizeof(hdr)) {
+		tap(false, "read the log header of %s: %s", dev, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	memcpy(torn, hdr, sizeof(torn));
+	torn[4]++;	/* next_seqnum */
+	torn[5]++;	/* next_index: the slot there is empty */
+	rc = pwrite(fd, torn, sizeof(torn), 2 * MiB) == sizeof(torn) && fsync(fd) == 0;
+	tap(rc, "a torn tail written into the mounted device's log");
+	rc = sh(FSCK " -y %s >/tmp/fsck.out 2>&1", dev);
+	tap(rc == 12 && sh("grep -q -e mounted -e 'in use' /tmp/fsck.out") == 0,
+	    "fsck.famfs -y finds it and refuses to repair a mounted device (exit %d)", rc);
+	if (rc != 12)
+		sh("sed 's/^/# fsck: /' /tmp/fsck.out");
+	rc = pread(fd, torn, sizeof(torn), 2 * MiB) == sizeof(torn) && torn[5] == hdr[5] + 1;
+	tap(rc, "the mounted device's log was left as it was");
+	rc = pwrite(fd, hdr, sizeof(hdr), 2 * MiB) == sizeof(hdr) && fsync(fd) == 0;
+	tap(rc, "the log header put back");
+	close(fd);
+}
+
 static void test_mkfs_mount(bool do_mkfs)
 {
 	struct statfs sfs;
@@ -472,6 +505,16 @@ static void test_mkfs_mount(bool do_mkfs)
 	rc = neg_errno(statfs(MNT, &sfs));
 	tap(rc == 0 && (uint32_t)sfs.f_type == FAMFS_STATFS_MAGIC,
 	    "statfs f_type is 0x%x", (unsigned int)sfs.f_type);
+
+	/* The standalone tools keep their hands off a mounted device */
+	test_tools_refuse_mounted();
+	rc = sh(FSCK " -M %s >/dev/null 2>&1", dev);
+	tap(rc == 0, "fsck.famfs -M skips the mounted device (%d)", rc);
+	rc = sh(MKFS " -f %s >/tmp/mkfs.out 2>&1", dev);
+	tap(rc == 1 && sh("grep -q -e 'in use' -e mounted /tmp/mkfs.out") == 0,
+	    "mkfs.famfs -f refuses the mounted device, saying why (%d)", rc);
+	if (rc != 1)
+		sh("sed 's/^/# mkfs: /' /tmp/mkfs.out");
 
 	mkdir("/mnt/famfs2", 0755);
 	rc = neg_errno(mount(dev, "/mnt/famfs2", "famfs", 0, ""));
