@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# reattach.sh - famfs-manager restarted while its famfs mount stays: the
+# daemon (kernel backend, --device /dev/pmem0) mounts and replays a log of
+# files and directories; it is killed with SIGKILL, which leaves the mount;
+# while it is down another writer appends files to the log (replay-tool
+# fill) and a rogue file appears in the mount.  The restarted daemon must
+# adopt the mount (no second mount), keep every file it had (same inodes,
+# same bytes), instantiate exactly the files appended meanwhile, duplicate
+# nothing, and famfsctl check must name the rogue file, then pass once it is
+# gone.  A second restart finds nothing to do.  Prints TAP.
+export PATH=/bin:/sbin
+MNT=/run/famfs/pmem0
+UUIDF=/opt/famfs/system_uuid
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() {
+	desc=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
+}
+finish() {
+	echo "# famfs-manager log:"
+	sed 's/^/#   /' /tmp/manager.log
+	echo "1..$n"
+	[ $fails = 0 ]
+	exit $?
+}
+gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
+wait_gone() {
+	i=0
+	while ! gone $1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	gone $1
+}
+field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
+nmounts() { grep -c " $MNT famfs " /proc/mounts; }
+call() { busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$@"; }
+# Every path in the mount with its inode number, type and size, sorted
+listing() { (cd $MNT && find . | grep -v '^\./\.meta' | sort | while read -r p; do
+	stat -c '%i %F %s %a %n' "$p"; done); }
+start_daemon() {
+	replay-tool daemon /tmp/manager.log 60000 famfs-manager -c /etc/famfs/manager.conf \
+		--device /dev/pmem0 >/tmp/daemon.out 2>&1
+	rc=$?
+	PID=$(field pid </tmp/daemon.out)
+	echo "# daemon: $(cat /tmp/daemon.out)"
+	return $rc
+}
+
+mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
+echo 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71 >$UUIDF
+echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
+echo "root:x:0:" >/etc/group
+echo "messagebus:x:100:" >>/etc/group
+echo 0123456789abcdef0123456789abcdef >/etc/machine-id
+cp /etc/machine-id /var/lib/dbus/machine-id
+
+check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u $UUIDF /dev/pmem0
+check "replay-tool fill: 100 files in the log before the daemon starts" \
+	sh -c "replay-tool fill /dev/pmem0 $UUIDF pre 4096 100 | grep -q '^files 100 '"
+
+cat >/etc/famfs/system-bus.conf <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+  </policy>
+  <include>/bin/org.famfs.Manager.conf</include>
+</busconfig>
+EOF
+dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "system bus is up" test -S /run/dbus/system_bus_socket
+cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = kernel
+udev = no
+kernel-module = /modules/famfs.ko
+poll-interval = 100
+EOF
+
+# ---- first start: a fresh mount ---------------------------------------------------
+check "famfs-manager --device /dev/pmem0 starts and mounts" start_daemon
+check "it made a fresh mount (not adopted)" test "$(field adopted </tmp/daemon.out)" = 0
+check "one famfs mount at $MNT" test "$(nmounts)" = 1
+mk_tree() {
+	call Mkdir 'sua{sv}' $MNT/d 488 0 && call Mkdir 'sua{sv}' $MNT/d/e 493 0 &&
+	call CreateFile 'stua{sv}' $MNT/d/e/f 2097152 384 0 && call CreateFile 'stua{sv}' $MNT/top 4096 420 0
+}
+check "Mkdir d, d/e and CreateFile d/e/f, top" mk_tree
+check "bytes written through the mount into d/e/f" sh -c "
+	yes famfs-reattach | head -c 2097152 >/tmp/pattern && dd if=/tmp/pattern of=$MNT/d/e/f bs=64k conv=notrunc 2>/dev/null"
+check "famfsctl check before the restart is clean" famfsctl check $MNT
+listing >/tmp/before
+c=$(replay-tool count $MNT)
+check "the mount holds 102 files and 2 directories ($c)" test "$c" = "files 102 dirs 2"
+
+# ---- SIGKILL, changes while the daemon is down ----------------------------------------
+kill -KILL $PID
+check "famfs-manager is gone after SIGKILL" wait_gone $PID
+check "the famfs mount stays" test "$(nmounts)" = 1
+check "another writer appends 20 files while the daemon is down" \
+	sh -c "replay-tool fill /dev/pmem0 $UUIDF down 4096 20 | grep -q '^files 20 '"
+check "the mount does not have them yet" test ! -e $MNT/down00000
+touch $MNT/rogue
+
+# ---- restart: the mount is adopted ------------------------------------------------------
+check "famfs-manager starts again" start_daemon
+check "it adopted the existing mount" test "$(field adopted </tmp/daemon.out)" = 1
+check "still exactly one famfs mount at $MNT (nothing mounted on top)" test "$(nmounts)" = 1
+grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
+echo "# $(cat /tmp/line)"
+check "the adopt made the 20 new files, found the 104 others, no conflicts or errors" \
+	grep -q ': 20 made, 104 already there, 0 conflicts, 0 errors' /tmp/line
+c=$(replay-tool count $MNT)
+check "the mount holds 123 files (102 + 20 + rogue) and 2 directories ($c)" test "$c" = "files 123 dirs 2"
+listing | grep -v -e ' \./down0' -e ' \./rogue$' >/tmp/after
+check "every file from before is there with the same inode, type, size and mode" cmp /tmp/before /tmp/after
+check "the bytes of d/e/f survived the restart" cmp /tmp/pattern $MNT/d/e/f
+check "down00000..down00019 are in the mount with their size" \
+	sh -c "for i in \$(seq 0 19); do test \"\$(stat -c %s $MNT/down\$(printf %05d \$i))\" = 4096 || exit 1; done"
+famfsctl check $MNT >/tmp/check.rogue 2>&1
+rc=$?
+check "famfsctl check fails (exit $rc) on the rogue file" test $rc -ne 0
+check "... and names it" grep -q rogue /tmp/check.rogue
+rm -f $MNT/rogue
+check "famfsctl check after the restart is clean" famfsctl check $MNT
+create_after() { call CreateFile 'stua{sv}' $MNT/d/after 4096 420 0 && test -f $MNT/d/after; }
+check "CreateFile after the restart goes into the adopted mount" create_after
+
+# ---- a file deleted while the daemon is down comes back ----------------------------
+# (the adopt record must not be trusted once a directory changed)
+kill -KILL $PID
+wait_gone $PID
+rm -f $MNT/pre00005 $MNT/d/e/f
+check "famfs-manager starts a third time" start_daemon
+grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
+echo "# $(cat /tmp/line)"
+check "the adopt made the 2 files deleted meanwhile again: 2 made, 123 already there" \
+	grep -q ': 2 made, 123 already there, 0 conflicts, 0 errors' /tmp/line
+check "pre00005 and d/e/f are back with their sizes" \
+	sh -c "test \"\$(stat -c %s $MNT/pre00005)\" = 4096 -a \"\$(stat -c %s $MNT/d/e/f)\" = 2097152"
+check "d/e/f maps the same bytes as before" cmp /tmp/pattern $MNT/d/e/f
+check "famfsctl check is clean" famfsctl check $MNT
+
+# ---- a restart with nothing to do: the record is trusted -------------------------------
+kill -KILL $PID
+wait_gone $PID
+check "famfs-manager starts a fourth time" start_daemon
+grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
+echo "# $(cat /tmp/line)"
+check "it adopted the mount and made nothing: 0 made, 125 already there, 125 trusted" \
+	grep -q ': 0 made, 125 already there, 0 conflicts, 0 errors.*; 125 trusted' /tmp/line
+c=$(replay-tool count $MNT)
+check "still 123 files and 2 directories ($c)" test "$c" = "files 123 dirs 2"
+check "famfsctl check is clean" famfsctl check $MNT
+check "d/e/f still maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
+
+kill -TERM $PID
+check "famfs-manager exits on SIGTERM" wait_gone $PID
+grep -q " $MNT famfs " /proc/mounts && umount $MNT
+check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+finish
