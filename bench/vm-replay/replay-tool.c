@@ -20,7 +20,8 @@
  *       times (from just before exec) the line the kernel backend prints
  *       when its attach is done ("famfs mounted" / "mount adopted") and the
  *       daemon's "ready on the bus"; prints "pid P attach_us A ready_us R
- *       backend_ms B adopted 0|1", then leaves a child copying the rest of
+ *       backend_ms B inst_us I adopted 0|1" (B: the backend's attach, I: its
+ *       instantiation of the namespace, as the daemon logs them), then leaves a child copying the rest of
  *       the daemon's stderr to LOG
  *   replay-tool median N...
  *       the median of its arguments
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -117,6 +119,15 @@ static int cmd_fill(int argc, char **argv)
 			return die("create", err.msg);
 		}
 		made += n;
+	}
+	/*
+	 * A pmem block device's mapping is page cache: write it back, or a
+	 * famfs mount of the device (DAX, past the page cache) and other hosts
+	 * would not see the new entries until the last close of the device.
+	 */
+	if (msync(fs->dev->base, fs->dev->size, MS_SYNC) < 0 || fsync(fs->dev->fd) < 0) {
+		famfs_fs_close(fs);
+		return die("msync", strerror(errno));
 	}
 	printf("files %" PRIu64 " entries %" PRIu64 " fill_us %" PRIu64 "\n", made, fs->applied,
 	       now_us() - t0);
@@ -271,7 +282,7 @@ static int cmd_daemon(int argc, char **argv)
 {
 	char buf[8192], line[4096];
 	uint64_t t0, attach_us = 0, ready_us = 0, deadline;
-	unsigned long backend_ms = 0;
+	unsigned long backend_ms = 0, inst_us = 0;
 	size_t ll = 0;
 	int adopted = -1, pfd[2], logfd;
 	pid_t pid;
@@ -322,13 +333,16 @@ static int cmd_daemon(int argc, char **argv)
 				p = strstr(line, " in ");
 				if (p)
 					backend_ms = strtoul(p + 4, NULL, 10);
+				p = strstr(line, "instantiated in ");
+				if (p)
+					inst_us = strtoul(p + 16, NULL, 10);
 			}
 			if (!ready_us && strstr(line, "ready on the bus"))
 				ready_us = t - t0;
 		}
 	}
-	printf("pid %d attach_us %" PRIu64 " ready_us %" PRIu64 " backend_ms %lu adopted %d\n", (int)pid,
-	       attach_us, ready_us, backend_ms, adopted);
+	printf("pid %d attach_us %" PRIu64 " ready_us %" PRIu64 " backend_ms %lu inst_us %lu adopted %d\n",
+	       (int)pid, attach_us, ready_us, backend_ms, inst_us, adopted);
 	fflush(stdout);
 	if (!ready_us) {
 		kill(pid, SIGKILL);
