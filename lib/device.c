@@ -128,6 +128,16 @@ int famfs_device_open(const char *path, unsigned flags,
 			r = famfs_err_set(err, -errno, "cannot get the size of %s: %s", path, strerror(errno));
 			goto fail;
 		}
+		if (writable) {
+			/* Opening a read-only block device for writing succeeds; say it here. */
+			int ro = 0;
+
+			if (ioctl(fd, BLKROGET, &ro) == 0 && ro) {
+				r = famfs_err_set(err, -EROFS, "cannot open %s for writing: the device is read-only",
+						  path);
+				goto fail;
+			}
+		}
 	} else {
 		dev->kind = FAMFS_DEVICE_DAX;
 		dev->rdev = st.st_rdev;

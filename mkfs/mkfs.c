@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 
 	r = famfs_device_open(o.device, FAMFS_DEVICE_WRITE | FAMFS_DEVICE_EXCL, &dev, &err);
 	if (r < 0) {
-		if (r == -EROFS || r == -EACCES || r == -EPERM)
+		if (r == -EACCES || r == -EPERM)
 			fprintf(stderr, "mkfs.famfs: %s (is it read-only?)\n", err.msg);
 		else
 			fprintf(stderr, "mkfs.famfs: %s\n", err.msg);

@@ -489,6 +489,15 @@ static void test_mkfs_mount(bool do_mkfs)
 
 	dev_bytes = dev_size_bytes();
 	diag("%s: %llu bytes", dev, (unsigned long long)dev_bytes);
+	if (do_mkfs && sh("blockdev --setro %s", dev) == 0) {
+		int rc2 = sh(MKFS " %s >/tmp/mkfs.out 2>&1", dev);
+		bool said = sh("grep -q read-only /tmp/mkfs.out") == 0;
+
+		tap(rc2 == 1 && said, "mkfs.famfs refuses a read-only device, saying so (%d)", rc2);
+		if (rc2 != 1 || !said)
+			sh("sed 's/^/# mkfs: /' /tmp/mkfs.out");
+		sh("blockdev --setrw %s", dev);
+	}
 	if (do_mkfs)
 		tap(exists(MKFS) && sh(MKFS " %s", dev) == 0, "mkfs.famfs %s",
 		    dev);
