@@ -191,11 +191,13 @@ void fsys_note_new_node(struct fsys *f, uint32_t node)
 	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
 	struct famfs_err err = {0};
 
+	if (!n)
+		return;
 	if (f->backend->instantiate && f->backend->instantiate(f, node, &err) < 0)
 		fprintf(stderr, "%s: cannot instantiate \"%s\": %s\n", f->mountpoint, n->path, err.msg);
 	f->dirty = true;
 	f->last_replay = now_usec(CLOCK_REALTIME);
-	if (!f->announcing || !n)
+	if (!f->announcing)
 		return;
 	if (f->npending == f->cpending) {
 		size_t c = f->cpending ? f->cpending * 2 : 64;
