@@ -825,6 +825,24 @@ static void state_open(struct fsys *f, struct kstate *ks)
 }
 
 /*
+ * Whether the record was written for this very mount (same file system,
+ * mount id and device): then an earlier run of the daemon mounted it, and
+ * this one unmounts it at detach and shutdown as if it had.  A famfs mount
+ * someone else made has no such record and is left alone.
+ */
+static bool state_names_this_mount(struct fsys *f, struct kstate *ks)
+{
+	struct kstate_hdr h;
+	uint64_t mnt_id, dev;
+
+	if (ks->state_fd < 0 || pread(ks->state_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return false;
+	return memcmp(h.magic, KERNEL_STATE_MAGIC, sizeof(h.magic)) == 0 &&
+	       memcmp(h.uuid, f->fs->sb->uuid, sizeof(h.uuid)) == 0 &&
+	       mount_identity(ks, &mnt_id, &dev) == 0 && mnt_id == h.mnt_id && dev == h.dev;
+}
+
+/*
  * On an adopted mount: how many nodes (from 0) the record lets us trust,
  * 0 when the record is missing, from another mount, or any of its
  * directories changed.
@@ -1106,6 +1124,8 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		nnodes++;
 	state_open(f, ks);
 	first = 1;
+	if (ks->st.adopted && state_names_this_mount(f, ks))
+		ks->mounted = true;
 	if (ks->st.adopted) {
 		ks->trusted = state_trusted(f, ks, nnodes);
 		if (ks->trusted > 1) {

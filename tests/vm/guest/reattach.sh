@@ -178,6 +178,7 @@ check "d/e/f still maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
 
 kill -TERM $PID
 check "famfs-manager exits on SIGTERM" wait_gone $PID
+check "and unmounts the mount it adopted (its record says an earlier run made it)" test "$(nmounts)" = 0
 grep -q " $MNT famfs " /proc/mounts && umount $MNT
 check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
 finish
