@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,14 +26,23 @@ static int view_instantiate(struct fsys *f, uint32_t node, struct famfs_err *err
 static int view_open_data(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
 			  struct famfs_err *err)
 {
+	char self[64];
 	int fd;
 
+	if (writable && !f->fs->master)
+		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
+				     f->device);
 	if (writable && !f->fs->dev->writable)
 		return famfs_err_set(err, -EROFS, "%s is attached read-only", f->device);
-	/* A fresh open file description, so the caller's mode is its own. */
-	fd = open(f->device, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * A fresh open file description, so the caller's mode is its own, of
+	 * the very device attached: reopening by name could reach whatever
+	 * the name points to now.
+	 */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->fs->dev->fd);
+	fd = open(self, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return famfs_err_set(err, -errno, "cannot open %s: %s", f->device, strerror(errno));
+		return famfs_err_set(err, -errno, "cannot reopen %s: %s", f->device, strerror(errno));
 	*ret_fd = fd;
 	return 0;
 }

@@ -933,6 +933,20 @@ static void test_master_client(void)
 	g_assert_cmpstr(e.name, ==, "org.famfs.Error.NotMaster");
 	sd_bus_error_free(&e);
 
+	/* nor write into the master's files: OpenFile gives it read-only descriptors only */
+	{
+		sd_bus_message *reply = NULL;
+
+		g_assert_cmpint(sd_bus_call_method(c, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}",
+						   "/run/famfs-test/shared/n0", 1, "writable", "b", 1), <, 0);
+		g_assert_cmpstr(e.name, ==, "org.famfs.Error.ReadOnly");
+		g_assert_nonnull(strstr(e.message, "clients do not write"));
+		sd_bus_error_free(&e);
+		g_assert_cmpint(sd_bus_call_method(c, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}",
+						   "/run/famfs-test/shared/n0", 0), >=, 0);
+		sd_bus_message_unref(reply);
+	}
+
 	/* data written through the master reads back identical through the client */
 	g_assert_cmpint(run(&out, &errs, b1.addr, false, famfsctl_exe, "cp", src, "/run/famfs-test/shared/data",
 			    NULL), ==, 0);
