@@ -65,6 +65,7 @@ static inline struct famfs_fs_info *FAMFS_SB(struct super_block *sb)
  */
 static inline struct famfs_file_meta *famfs_meta(struct inode *inode)
 {
+	/* pairs with the smp_store_release() in MAP_CREATE */
 	return smp_load_acquire((struct famfs_file_meta **)&inode->i_private);
 }
 
