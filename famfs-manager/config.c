@@ -94,7 +94,7 @@ static int parse_ms(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
-static int parse_bool(const char *v, bool *ret)
+int config_parse_bool(const char *v, bool *ret)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
 		*ret = true;
@@ -105,7 +105,7 @@ static int parse_bool(const char *v, bool *ret)
 	return 0;
 }
 
-static int set_string(char **dst, const char *v)
+int config_set_string(char **dst, const char *v)
 {
 	char *s = strdup(v);
 
@@ -191,15 +191,15 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 		} else if (!strcmp(key, "device")) {
 			r = config_add_device(c, val, errbuf, errlen);
 		} else if (!strcmp(key, "mount-root")) {
-			r = val[0] == '/' ? set_string(&c->mount_root, val) : -EINVAL;
+			r = val[0] == '/' ? config_set_string(&c->mount_root, val) : -EINVAL;
 		} else if (!strcmp(key, "system-uuid-file")) {
-			r = val[0] ? set_string(&c->system_uuid_file, val) : -EINVAL;
+			r = val[0] ? config_set_string(&c->system_uuid_file, val) : -EINVAL;
 		} else if (!strcmp(key, "poll-interval")) {
 			r = parse_ms(val, 1, 3600 * 1000, &c->poll_ms);
 		} else if (!strcmp(key, "torn-tail-grace")) {
 			r = parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
 		} else if (!strcmp(key, "polkit")) {
-			r = parse_bool(val, &c->polkit);
+			r = config_parse_bool(val, &c->polkit);
 		} else if ((r = hotplug_config_key(&c->hp, NULL, key, val, errbuf, errlen)) == -ENOENT) {
 			snprintf(errbuf, errlen, "%s:%u: unknown key \"%s\"", path, lineno, key);
 			r = -EINVAL;

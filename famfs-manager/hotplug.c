@@ -36,28 +36,6 @@ void hotplug_config_free(struct hotplug_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int parse_yesno(const char *v, bool *ret)
-{
-	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
-		*ret = true;
-	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "off"))
-		*ret = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int replace_str(char **dst, const char *v)
-{
-	char *s = strdup(v);
-
-	if (!s)
-		return -ENOMEM;
-	free(*dst);
-	*dst = s;
-	return 0;
-}
-
 static struct fs_rule *rule_for(struct hotplug_config *c, const char *uuid, bool create)
 {
 	for (size_t i = 0; i < c->nrules; i++)
@@ -99,13 +77,13 @@ int hotplug_config_key(struct hotplug_config *c, const char *uuid, const char *k
 
 	if (!uuid) {
 		if (!strcmp(key, "udev"))
-			return parse_yesno(val, &c->udev);
+			return config_parse_bool(val, &c->udev);
 		if (!strcmp(key, "automount"))
-			return parse_yesno(val, &c->automount);
+			return config_parse_bool(val, &c->automount);
 		if (!strcmp(key, "udev-source")) {
 			if (strcmp(val, "auto") && strcmp(val, "udev") && strcmp(val, "kernel"))
 				return -EINVAL;
-			return replace_str(&c->udev_source, val);
+			return config_set_string(&c->udev_source, val);
 		}
 		if (!strcmp(key, "backend")) {
 			if (backend_choice_parse(val, &b) < 0)
@@ -116,7 +94,7 @@ int hotplug_config_key(struct hotplug_config *c, const char *uuid, const char *k
 		if (!strcmp(key, "kernel-module")) {
 			if (!val[0] || (val[0] != '/' && strchr(val, '/')) || val[0] == '-')
 				return -EINVAL;
-			return replace_str(&c->kernel_module, val);
+			return config_set_string(&c->kernel_module, val);
 		}
 		return -ENOENT;
 	}
@@ -137,7 +115,7 @@ int hotplug_config_key(struct hotplug_config *c, const char *uuid, const char *k
 		return -E2BIG;
 	}
 	if (!strcmp(key, "automount")) {
-		if (parse_yesno(val, &yes) < 0)
+		if (config_parse_bool(val, &yes) < 0)
 			return -EINVAL;
 		rule->automount = yes;
 		return 0;
@@ -150,7 +128,7 @@ int hotplug_config_key(struct hotplug_config *c, const char *uuid, const char *k
 	}
 	if (!mountpoint_ok(val))
 		return -EINVAL;
-	return replace_str(&rule->mountpoint, val);
+	return config_set_string(&rule->mountpoint, val);
 }
 
 /* ---- plans --------------------------------------------------------------- */

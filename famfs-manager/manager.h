@@ -145,6 +145,10 @@ void config_free(struct manager_config *c);
 int config_load(struct manager_config *c, const char *path, bool must_exist,
 		char *errbuf, size_t errlen);
 int config_add_device(struct manager_config *c, const char *path, char *errbuf, size_t errlen);
+/* Values as the config file spells them: yes/no, true/false, on/off, 1/0. */
+int config_parse_bool(const char *v, bool *ret);
+/* Replaces *@dst with a copy of @v. */
+int config_set_string(char **dst, const char *v);
 
 /* fsys.c */
 int fsys_attach(struct manager *m, const char *device, struct fsys **ret);
