@@ -71,7 +71,7 @@ fi
 ok "ndctl create-namespace -m fsdax --map=dev on the 32 GiB NVDIMM"
 sz=$(cat /sys/block/pmem0/size)
 dmesg | grep -i -e "mitigation" -e "page table isolation" | head -5 | sed "s/^/# guest kernel: /"
-echo "# /dev/pmem0: $((sz / 2048)) MiB"
+echo "# /dev/pmem0: $((sz / 2048)) MiB; guest CPUs: $(grep -c ^processor /proc/cpuinfo)"
 check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u $UUIDF /dev/pmem0
 insmod /modules/famfs.ko
 check "famfs.ko loaded" test -d /sys/module/famfs
