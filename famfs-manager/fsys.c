@@ -6,7 +6,9 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,19 +293,35 @@ static void set_uuid(struct fsys *f, const uint8_t *u)
 		uuid_unparse_lower(u, f->uuid);
 }
 
-/* Runs the checker and keeps the first damage it reports as a reason. */
-static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
+/*
+ * The checker's verdict at attach: the first damage it reports (a reason),
+ * and the uuid of a readable superblock.  It is computed into this struct,
+ * never into the fsys, so that it can run on a thread of its own.
+ */
+struct attach_check {
+	const uint8_t *base;
+	uint64_t size;
+	char corrupt[FAMFS_ERR_MSG_MAX];
+	bool have_uuid;
+	uint8_t uuid[16];
+	pthread_t thread;
+	bool threaded;
+};
+
+static void attach_check_run(struct attach_check *c)
 {
 	struct famfs_check_report *rep = NULL;
 	int r;
 
-	r = famfs_check_medium(base, size, 0, &rep);
+	r = famfs_check_medium(c->base, c->size, 0, &rep);
 	if (r < 0) {
-		snprintf(f->corrupt, sizeof(f->corrupt), "cannot check: %s", strerror(-r));
+		snprintf(c->corrupt, sizeof(c->corrupt), "cannot check: %s", strerror(-r));
 		return;
 	}
-	if (!f->uuid[0] && rep->summary.superblock_valid)
-		set_uuid(f, rep->summary.uuid);
+	if (rep->summary.superblock_valid) {
+		c->have_uuid = true;
+		memcpy(c->uuid, rep->summary.uuid, sizeof(c->uuid));
+	}
 	if (famfs_check_report_errors(rep) > 0 && !famfs_check_repair_fixes_all(rep)) {
 		for (size_t k = 0; k < rep->nfindings; k++) {
 			const struct famfs_finding *x = &rep->findings[k];
@@ -311,17 +329,63 @@ static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
 			if (x->severity < FAMFS_SEV_ERROR)
 				continue;
 			if (x->index >= 0)
-				snprintf(f->corrupt, sizeof(f->corrupt), "log corrupt at index %" PRId64 ": %s",
+				snprintf(c->corrupt, sizeof(c->corrupt), "log corrupt at index %" PRId64 ": %s",
 					 x->index, x->message);
 			else
-				snprintf(f->corrupt, sizeof(f->corrupt), "%s", x->message);
+				snprintf(c->corrupt, sizeof(c->corrupt), "%s", x->message);
 			break;
 		}
-		if (!f->corrupt[0])
-			snprintf(f->corrupt, sizeof(f->corrupt), "%zu errors found by the checker",
+		if (!c->corrupt[0])
+			snprintf(c->corrupt, sizeof(c->corrupt), "%zu errors found by the checker",
 				 famfs_check_report_errors(rep));
 	}
 	famfs_check_report_free(rep);
+}
+
+static void *attach_check_thread(void *arg)
+{
+	attach_check_run(arg);
+	return NULL;
+}
+
+/*
+ * Starts the checker on @base: on a thread when there is more than one CPU
+ * (the replay and the backend's attach run meanwhile; the medium stays
+ * mapped until attach_check_finish), else right here.
+ */
+static void attach_check_start(struct attach_check *c, const uint8_t *base, uint64_t size, bool may_thread)
+{
+	memset(c, 0, sizeof(*c));
+	c->base = base;
+	c->size = size;
+	if (may_thread && sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	    pthread_create(&c->thread, NULL, attach_check_thread, c) == 0) {
+		c->threaded = true;
+		return;
+	}
+	attach_check_run(c);
+}
+
+/* Waits for the checker and keeps what it found in @f. */
+static void attach_check_finish(struct fsys *f, struct attach_check *c)
+{
+	if (c->threaded) {
+		pthread_join(c->thread, NULL);
+		c->threaded = false;
+	}
+	if (c->corrupt[0])
+		snprintf(f->corrupt, sizeof(f->corrupt), "%s", c->corrupt);
+	if (!f->uuid[0] && c->have_uuid)
+		set_uuid(f, c->uuid);
+}
+
+/* Runs the checker and keeps the first damage it reports as a reason. */
+static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
+{
+	struct attach_check c;
+
+	attach_check_start(&c, base, size, false);
+	attach_check_finish(f, &c);
 }
 
 static char *pick_mountpoint(struct manager *m, const char *device)
@@ -360,6 +424,7 @@ static char *pick_mountpoint(struct manager *m, const char *device)
 int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 {
 	struct famfs_err err = {0};
+	struct attach_check chk;
 	struct attach_plan plan;
 	struct fsys *f;
 	unsigned flags;
@@ -405,7 +470,14 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 			fsys_free(f);
 			return -ENOMEM;
 		}
-		check_at_attach(f, f->fs->dev->base, f->fs->dev->size);
+		/*
+		 * The full check runs alongside the replay and the backend's
+		 * attach when it can have a CPU of its own; what it finds is
+		 * only kept once it is done (the health below is computed again
+		 * with it before anyone sees it), and the medium stays open
+		 * until then.
+		 */
+		attach_check_start(&chk, f->fs->dev->base, f->fs->dev->size, true);
 		r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
 		if (r < 0)
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
@@ -413,6 +485,7 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		fsys_follow(f);
 		r = hotplug_backend_attach(f, &plan, &err);
 		attach_plan_done(&plan);
+		attach_check_finish(f, &chk);
 		if (r < 0) {
 			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
 				 f->backend->name, err.msg);
