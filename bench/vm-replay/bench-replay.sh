@@ -21,16 +21,7 @@ export PATH=/bin:/sbin
 RUNS=${RUNS:-5}
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
-}
+. /bin/stack-common.sh
 finish() {
 	echo "# famfs-manager log (last lines):"
 	tail -20 /tmp/manager.log 2>/dev/null | sed 's/^/#   /'
@@ -38,25 +29,11 @@ finish() {
 	[ $fails = 0 ]
 	exit $?
 }
-# A process that exited but was not reaped yet (its parent is gone) is a zombie
-gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
-wait_gone() {
-	i=0
-	while ! gone $1 && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	gone $1
-}
 mounted() { grep -q " $1 famfs " /proc/mounts; }
-field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
 ms() { awk "BEGIN { printf \"%.1f\", $1 / 1000 }"; }
 
-mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus /mnt/bare
-echo 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71 >$UUIDF
-echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
-echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
-echo "root:x:0:" >/etc/group
-echo "messagebus:x:100:" >>/etc/group
-echo 0123456789abcdef0123456789abcdef >/etc/machine-id
-cp /etc/machine-id /var/lib/dbus/machine-id
+mkdir -p /mnt/bare
+guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 
 # ---- the device --------------------------------------------------------------
 ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1 ||
@@ -105,33 +82,7 @@ echo "# bench: bare kernel loop (openat O_CREAT + MAP_CREATE_V2 + close per file
 check "bare loop runs made all $files files" test $bare_ok = 1
 
 # ---- the daemon ----------------------------------------------------------------
-cat >/etc/famfs/system-bus.conf <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus"/>
-  </policy>
-  <include>/bin/org.famfs.Manager.conf</include>
-</busconfig>
-EOF
-dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "system bus is up" test -S /run/dbus/system_bus_socket
+start_system_bus
 cat >/etc/famfs/manager.conf <<EOF
 [manager]
 backend = kernel
@@ -159,7 +110,7 @@ for r in $(seq $RUNS); do
 	[ "$c" = "$files" ] || { full_ok=0; echo "# run $r: $c files in the mount"; }
 	[ $r = $RUNS ] && break
 	kill -TERM $PID
-	wait_gone $PID || full_ok=0
+	wait_gone $PID 300 || full_ok=0
 	mounted $MNT && { full_ok=0; echo "# run $r: still mounted after SIGTERM"; umount $MNT; }
 done
 check "famfs-manager replayed all $files files into a fresh mount, $RUNS times" test $full_ok = 1
@@ -173,7 +124,7 @@ re_be=
 re_ok=1
 for r in $(seq $RUNS); do
 	kill -KILL $PID
-	wait_gone $PID || re_ok=0
+	wait_gone $PID 300 || re_ok=0
 	mounted $MNT || { re_ok=0; echo "# run $r: the mount went away with the daemon"; }
 	start_daemon || { re_ok=0; cat /tmp/daemon.out; }
 	re_e2e="$re_e2e $(field attach_us </tmp/daemon.out)"
@@ -190,7 +141,7 @@ echo "# bench: daemon re-attach, kernel backend instantiating (or trusting) the 
 
 check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
 kill -TERM $PID
-wait_gone $PID
+wait_gone $PID 300
 mounted $MNT && umount $MNT
 check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
 

@@ -190,6 +190,8 @@ add_prog "$(command -v daxctl)"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 
 cp "$here/guest/init.sh" "$root/init"
+# sourced by the full-stack guest scripts
+cp "$here/guest/stack-common.sh" "$root/bin/stack-common.sh"
 chmod 755 "$root/init"
 echo "$(basename "$guest_test")" >"$root/etc/famfs-test"
 

@@ -13,21 +13,14 @@
 export PATH=/bin:/sbin
 ROLE=$1
 MNT=/run/famfs/pmem0
-n=0
-fails=0
 READY=0x5245414459       # client mounted and saw the first files
 SEEN=0x5345454e          # client saw the second file
 CREATED=0x435245415445   # master's CreateFile of the second file returned
 WRITTEN=0x5752495445    # master wrote the second file's bytes
 DONE=0x444f4e45          # client finished
 
-ok() { n=$((n + 1)); echo "ok $n - $ROLE: $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $ROLE: $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
-}
+TAP_PREFIX="$ROLE: "
+. /bin/stack-common.sh
 finish() {
 	echo "# famfs-manager log ($ROLE):"
 	sed 's/^/#   /' /tmp/manager.log
@@ -43,16 +36,11 @@ create() {
 	busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' "$1" "$2" 420 0
 }
 
-mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
 if [ "$ROLE" = client ]; then
-	echo 0d6f1c9e-2222-4b33-8c44-55aa66bb77cc >/opt/famfs/system_uuid
+	guest_identity 0d6f1c9e-2222-4b33-8c44-55aa66bb77cc
 else
-	echo 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71 >/opt/famfs/system_uuid
+	guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 fi
-echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
-echo "root:x:0:" >/etc/group
-echo 0123456789abcdef0123456789abcdef >/var/lib/dbus/machine-id
-cp /var/lib/dbus/machine-id /etc/machine-id
 
 if [ "$ROLE" != client ]; then
 	ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=mem >/tmp/ndctl.out 2>&1 ||
@@ -64,29 +52,7 @@ while [ ! -b /dev/pmem0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "/dev/pmem0 is there" test -b /dev/pmem0
 [ "$ROLE" != client ] && check "mkfs.famfs on the shared /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
 
-cat >/etc/famfs/system-bus.conf <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow send_type="signal"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-  <include>/bin/org.famfs.Manager.conf</include>
-</busconfig>
-EOF
-dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
+start_system_bus
 cat >/etc/famfs/manager.conf <<EOF
 [manager]
 backend = kernel
@@ -94,8 +60,6 @@ kernel-module = /modules/famfs.ko
 udev-source = kernel
 poll-interval = 100
 EOF
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 MGR_PID=$!
 i=0

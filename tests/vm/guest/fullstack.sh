@@ -13,16 +13,7 @@
 export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
-}
+. /bin/stack-common.sh
 prop() { busctl get-property org.famfs.Manager "$OBJ" org.famfs.FileSystem1 "$1" 2>/dev/null | cut -d' ' -f2-; }
 finish() {
 	echo "# famfs-manager log:"
@@ -32,45 +23,12 @@ finish() {
 	exit $?
 }
 
-mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
-echo "$UUID" >/opt/famfs/system_uuid
-echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
-echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
-echo "root:x:0:" >/etc/group
-echo "messagebus:x:100:" >>/etc/group
-echo 0123456789abcdef0123456789abcdef >/etc/machine-id
-cp /etc/machine-id /var/lib/dbus/machine-id
+guest_identity "$UUID"
 
 # ---- the device, the bus, the daemon -----------------------------------------
 check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
 
-cat >/etc/famfs/system-bus.conf <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus"/>
-  </policy>
-  <include>/bin/org.famfs.Manager.conf</include>
-</busconfig>
-EOF
-dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "system bus (dbus-daemon with dbus/org.famfs.Manager.conf) is up" test -S /run/dbus/system_bus_socket
+start_system_bus
 
 cat >/etc/famfs/manager.conf <<EOF
 [manager]

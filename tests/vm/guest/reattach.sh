@@ -13,16 +13,7 @@
 export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
-}
+. /bin/stack-common.sh
 finish() {
 	echo "# famfs-manager log:"
 	sed 's/^/#   /' /tmp/manager.log
@@ -30,13 +21,6 @@ finish() {
 	[ $fails = 0 ]
 	exit $?
 }
-gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
-wait_gone() {
-	i=0
-	while ! gone $1 && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	gone $1
-}
-field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
 nmounts() { grep -c " $MNT famfs " /proc/mounts; }
 call() { busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$@"; }
 # Every path in the mount with its inode number, type and size, sorted
@@ -51,46 +35,13 @@ start_daemon() {
 	return $rc
 }
 
-mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
-echo 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71 >$UUIDF
-echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
-echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
-echo "root:x:0:" >/etc/group
-echo "messagebus:x:100:" >>/etc/group
-echo 0123456789abcdef0123456789abcdef >/etc/machine-id
-cp /etc/machine-id /var/lib/dbus/machine-id
+guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 
 check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u $UUIDF /dev/pmem0
 check "replay-tool fill: 100 files in the log before the daemon starts" \
 	sh -c "replay-tool fill /dev/pmem0 $UUIDF pre 4096 100 | grep -q '^files 100 '"
 
-cat >/etc/famfs/system-bus.conf <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus"/>
-  </policy>
-  <include>/bin/org.famfs.Manager.conf</include>
-</busconfig>
-EOF
-dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "system bus is up" test -S /run/dbus/system_bus_socket
+start_system_bus
 cat >/etc/famfs/manager.conf <<EOF
 [manager]
 backend = kernel

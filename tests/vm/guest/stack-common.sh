@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the full-stack guest scripts share (fullstack.sh, fullstack-shared.sh,
+# reattach.sh, bench/vm-replay/bench-replay.sh): TAP output, the users and
+# ids a system bus needs, and a system bus (dbus-daemon) with our policy.
+# run-vm.sh puts this file in the guest's /bin; the scripts source it.
+# Set TAP_PREFIX before sourcing to prefix every TAP description.
+
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - ${TAP_PREFIX:-}$*"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - ${TAP_PREFIX:-}$*"; }
+check() {
+	desc=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
+}
+
+# A process that exited but was not reaped yet (its parent is gone) is a zombie
+gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
+# wait_gone PID [TENTHS]: up to TENTHS tenths of a second (default 100)
+wait_gone() {
+	i=0
+	while ! gone $1 && [ $i -lt ${2:-100} ]; do sleep 0.1; i=$((i + 1)); done
+	gone $1
+}
+# The number after NAME in "... NAME 123 ..." on standard input
+field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
+
+# guest_identity UUID: this host's system UUID, and the users and machine id
+# dbus-daemon wants
+guest_identity() {
+	mkdir -p /opt/famfs /etc/famfs /run/dbus /var/lib/dbus
+	echo "$1" >/opt/famfs/system_uuid
+	echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+	echo "messagebus:x:100:100::/:/bin/false" >>/etc/passwd
+	echo "root:x:0:" >/etc/group
+	echo "messagebus:x:100:" >>/etc/group
+	echo 0123456789abcdef0123456789abcdef >/etc/machine-id
+	cp /etc/machine-id /var/lib/dbus/machine-id
+}
+
+# start_system_bus: dbus-daemon of type system on the standard socket, with
+# dbus/org.famfs.Manager.conf included, and a TAP check that it is up
+start_system_bus() {
+	cat >/etc/famfs/system-bus.conf <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+  </policy>
+  <include>/bin/org.famfs.Manager.conf</include>
+</busconfig>
+EOF
+	dbus-daemon --config-file=/etc/famfs/system-bus.conf --nofork --nopidfile >/tmp/dbus.log 2>&1 &
+	i=0
+	while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "system bus (dbus-daemon with dbus/org.famfs.Manager.conf) is up" test -S /run/dbus/system_bus_socket
+}
