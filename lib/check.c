@@ -291,15 +291,7 @@ static void check_entry(struct checker *c, uint64_t i)
 	switch (e->type) {
 	case FAMFS_LOG_FILE:
 		relpath = e->file.relpath;
-		code = famfs_path_check_field(relpath, &err);
-		spans_ok = false;
-		if (code == FAMFS_OK || code >= FAMFS_F_PATH_UNTERMINATED) {
-			enum famfs_finding_code mc = famfs_fmap_check(&e->file, &c->layout, &err);
-
-			spans_ok = mc == FAMFS_OK || mc == FAMFS_F_FILE_SIZE;
-			if (code == FAMFS_OK)
-				code = mc;
-		}
+		code = famfs_file_entry_check(e, &c->layout, &spans_ok, &err);
 		/* Space an intact entry describes stays claimed even if the file is refused. */
 		if (spans_ok)
 			add_file_spans(c, &e->file, i);

@@ -97,13 +97,15 @@ static bool apply_entry(struct famfs_fs *fs, uint64_t i, const struct famfs_log_
 			uint32_t *node, struct famfs_err *err)
 {
 	enum famfs_finding_code code;
+	bool extents_sound = false;
 	struct famfs_fmap map;
 	int r;
 
-	code = famfs_log_entry_check_semantics(e, &fs->layout, err);
-	if (e->type == FAMFS_LOG_FILE && (code == FAMFS_OK || code == FAMFS_F_FILE_SIZE ||
-					  (code >= FAMFS_F_PATH_UNTERMINATED && code <= FAMFS_F_PATH_DUPLICATE &&
-					   famfs_fmap_check(&e->file, &fs->layout, NULL) == FAMFS_OK))) {
+	if (e->type == FAMFS_LOG_FILE)
+		code = famfs_file_entry_check(e, &fs->layout, &extents_sound, err);
+	else
+		code = famfs_log_entry_check_semantics(e, &fs->layout, err);
+	if (extents_sound) {
 		/* Its space stays claimed even when the file is refused. */
 		famfs_entry_get_fmap(e, &map);
 		fs->crosslinked_units += famfs_alloc_mark_fmap(&fs->alloc, &map);

@@ -239,18 +239,27 @@ enum famfs_finding_code famfs_fmap_check(const struct famfs_log_file_meta *fm,
 	return FAMFS_OK;
 }
 
+enum famfs_finding_code famfs_file_entry_check(const struct famfs_log_entry *e,
+					       const struct famfs_layout *layout,
+					       bool *ret_extents_sound, struct famfs_err *err)
+{
+	enum famfs_finding_code pc, mc;
+
+	pc = famfs_path_check_field(e->file.relpath, err);
+	/* The map is checked even under a bad path; the message is the first rule's. */
+	mc = famfs_fmap_check(&e->file, layout, pc == FAMFS_OK ? err : NULL);
+	if (ret_extents_sound)
+		*ret_extents_sound = mc == FAMFS_OK || mc == FAMFS_F_FILE_SIZE;
+	return pc != FAMFS_OK ? pc : mc;
+}
+
 enum famfs_finding_code famfs_log_entry_check_semantics(const struct famfs_log_entry *e,
 							const struct famfs_layout *layout,
 							struct famfs_err *err)
 {
-	enum famfs_finding_code c;
-
 	switch (e->type) {
 	case FAMFS_LOG_FILE:
-		c = famfs_path_check_field(e->file.relpath, err);
-		if (c == FAMFS_OK)
-			c = famfs_fmap_check(&e->file, layout, err);
-		return c;
+		return famfs_file_entry_check(e, layout, NULL, err);
 	case FAMFS_LOG_MKDIR:
 		return famfs_path_check_field(e->mkdir.relpath, err);
 	case FAMFS_LOG_ADD_DAXDEV:

@@ -74,6 +74,16 @@ enum famfs_finding_code famfs_log_entry_check_semantics(const struct famfs_log_e
 enum famfs_finding_code famfs_fmap_check(const struct famfs_log_file_meta *fm,
 					 const struct famfs_layout *layout, struct famfs_err *err);
 
+/*
+ * The rules of a FILE entry alone, path first, then map.  With
+ * @ret_extents_sound, also says whether its extents are well formed and
+ * inside the data area whatever else is wrong: the space of such an intact
+ * entry stays claimed even when the file is refused.
+ */
+enum famfs_finding_code famfs_file_entry_check(const struct famfs_log_entry *e,
+					       const struct famfs_layout *layout,
+					       bool *ret_extents_sound, struct famfs_err *err);
+
 /* Bytes of device space a map gives its file. */
 uint64_t famfs_fmap_capacity(const struct famfs_fmap *map);
 
