@@ -19,8 +19,8 @@ mkdir -p "$work/include/linux"
 sync_file() {
 	cmp -s "$1" "$2" 2>/dev/null || cp "$1" "$2"
 }
-for f in Kbuild famfs_compat.h famfs_internal.h famfs_inode.c famfs_file.c; do
-	sync_file "$src/$f" "$work/$f"
+for f in "$src"/Kbuild "$src"/*.[ch]; do
+	sync_file "$f" "$work/$(basename "$f")"
 done
 sync_file "$hdr" "$work/include/linux/famfs_ioctl.h"
 

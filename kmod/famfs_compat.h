@@ -15,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/blkdev.h>
 #include <linux/dax.h>
+#include <linux/namei.h>
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
 #include <linux/pfn_t.h>
 #endif
@@ -27,6 +28,28 @@ typedef struct user_namespace *famfs_idmap_t;
 typedef struct mnt_idmap *famfs_idmap_t;
 #define FAMFS_NOP_IDMAP (&nop_mnt_idmap)
 #endif
+
+/* 6.3: the mount's idmap instead of its user namespace */
+static inline famfs_idmap_t famfs_file_idmap(struct file *file)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+	return file_mnt_user_ns(file);
+#else
+	return file_mnt_idmap(file);
+#endif
+}
+
+/* 6.16: lookup_one() takes the name as a struct qstr */
+static inline struct dentry *famfs_lookup_one(famfs_idmap_t idmap,
+					      const char *name, int len,
+					      struct dentry *base)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
+	return lookup_one(idmap, name, base, len);
+#else
+	return lookup_one(idmap, &QSTR_LEN(name, len), base);
+#endif
+}
 
 /* 6.3: vm_flags became read-only outside of the vm_flags_*() helpers */
 static inline void famfs_vma_set_flags(struct vm_area_struct *vma,

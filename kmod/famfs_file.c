@@ -53,8 +53,8 @@ static int famfs_check_range(struct famfs_fs_info *fsi,
 	return 0;
 }
 
-static int famfs_meta_validate(struct famfs_fs_info *fsi,
-			       const struct famfs_file_meta *meta)
+int famfs_meta_validate(struct famfs_fs_info *fsi,
+			const struct famfs_file_meta *meta)
 {
 	u64 capacity = 0;
 	u32 i, j;
@@ -371,8 +371,7 @@ static int famfs_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 /* ---- ioctls ------------------------------------------------------------- */
 
-static int famfs_install_meta(struct inode *inode,
-			      struct famfs_file_meta *meta)
+int famfs_install_meta(struct inode *inode, struct famfs_file_meta *meta)
 {
 	int rc = 0;
 
@@ -471,22 +470,24 @@ static int famfs_copy_simple(struct famfs_range *dst,
 	return 0;
 }
 
-static long famfs_ioc_map_create_v2(struct file *file, void __user *arg)
+/*
+ * Copies a MAP_CREATE_V2 map (and the extents it points to) in from user
+ * space.  The result is not validated yet: famfs_meta_validate() does that.
+ */
+struct famfs_file_meta *
+famfs_meta_from_user(const struct famfs_ioc_fmap __user *arg)
 {
 	struct famfs_file_meta *meta;
 	struct famfs_ioc_fmap fmap;
 	u32 i;
 	int rc;
 
-	rc = famfs_create_allowed(file);
-	if (rc)
-		return rc;
 	if (copy_from_user(&fmap, arg, sizeof(fmap)))
-		return -EFAULT;
+		return ERR_PTR(-EFAULT);
 
 	meta = kzalloc(sizeof(*meta), GFP_KERNEL);
 	if (!meta)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	meta->file_type = fmap.fioc_file_type;
 	meta->ext_type = fmap.fioc_ext_type;
 	meta->file_size = fmap.fioc_file_size;
@@ -547,11 +548,25 @@ static long famfs_ioc_map_create_v2(struct file *file, void __user *arg)
 		rc = -EINVAL;
 		goto err;
 	}
-	return famfs_finish_create(file, meta);
+	return meta;
 
 err:
 	famfs_meta_free(meta);
-	return rc;
+	return ERR_PTR(rc);
+}
+
+static long famfs_ioc_map_create_v2(struct file *file, void __user *arg)
+{
+	struct famfs_file_meta *meta;
+	int rc;
+
+	rc = famfs_create_allowed(file);
+	if (rc)
+		return rc;
+	meta = famfs_meta_from_user(arg);
+	if (IS_ERR(meta))
+		return PTR_ERR(meta);
+	return famfs_finish_create(file, meta);
 }
 
 static long famfs_ioc_map_get(struct file *file, void __user *arg)

@@ -56,7 +56,7 @@ static struct inode *famfs_get_inode(famfs_idmap_t idmap,
 		break;
 	case S_IFDIR:
 		inode->i_op = &famfs_dir_inode_operations;
-		inode->i_fop = &simple_dir_operations;
+		inode->i_fop = &famfs_dir_operations;
 		inc_nlink(inode);	/* for "." */
 		break;
 	case S_IFLNK:

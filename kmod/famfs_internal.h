@@ -74,6 +74,14 @@ extern const struct file_operations famfs_file_operations;
 extern const struct inode_operations famfs_file_inode_operations;
 extern const struct address_space_operations famfs_dax_aops;
 void famfs_meta_free(struct famfs_file_meta *meta);
+struct famfs_file_meta *
+famfs_meta_from_user(const struct famfs_ioc_fmap __user *arg);
+int famfs_meta_validate(struct famfs_fs_info *fsi,
+			const struct famfs_file_meta *meta);
+int famfs_install_meta(struct inode *inode, struct famfs_file_meta *meta);
+
+/* famfs_dir.c */
+extern const struct file_operations famfs_dir_operations;
 
 /* famfs_inode.c: fault counters */
 enum famfs_fault_kind {

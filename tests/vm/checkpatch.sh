@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 tar -xf "$tarball" -C "$work" --wildcards --strip-components=1 \
 	'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
 out=$(perl "$work/scripts/checkpatch.pl" --no-tree --terse --file \
-	"$top/kmod/famfs_inode.c" "$top/kmod/famfs_file.c" "$top/kmod/famfs_internal.h" \
+	"$top"/kmod/*.c "$top/kmod/famfs_internal.h" \
 	"$top/include/uapi/linux/famfs_ioctl.h" 2>&1) || true
 if [ -n "$out" ]; then
 	echo "$out"

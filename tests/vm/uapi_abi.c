@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uapi_abi - every offset, size and number of include/uapi/linux/famfs_ioctl.h
- * against the upstream famfs ABI (KABI 42 and 43, x86_64), so that a change
- * to the header that breaks binary compatibility fails here by name.
+ * against the upstream famfs ABI (KABI 42 and 43, x86_64), and of this tree's
+ * MKFILES extension, so that a change to the header that breaks binary
+ * compatibility fails here by name.
  * Prints TAP.
  */
 #include <stddef.h>
@@ -84,6 +85,23 @@ int main(void)
 	NUM(FAMFSIOC_NOP, 0x00007553);
 	NUM(FAMFSIOC_MAP_CREATE_V2, 0x40207554);
 	NUM(FAMFSIOC_MAP_GET_V2, 0x81c07555);
+
+	/* This tree's MKFILES extension: a number upstream does not use */
+	NUM(FAMFS_IOC_MAX_MKFILES, 1024);
+	SIZE(famfs_ioc_mkfile, 40);
+	OFF(famfs_ioc_mkfile, name, 0);
+	OFF(famfs_ioc_mkfile, name_len, 8);
+	OFF(famfs_ioc_mkfile, mode, 12);
+	OFF(famfs_ioc_mkfile, uid, 16);
+	OFF(famfs_ioc_mkfile, gid, 20);
+	OFF(famfs_ioc_mkfile, fmap, 24);
+	OFF(famfs_ioc_mkfile, result, 32);
+	OFF(famfs_ioc_mkfile, reserved, 36);
+	SIZE(famfs_ioc_mkfiles, 16);
+	OFF(famfs_ioc_mkfiles, files, 0);
+	OFF(famfs_ioc_mkfiles, count, 8);
+	OFF(famfs_ioc_mkfiles, flags, 12);
+	NUM(FAMFSIOC_MKFILES, 0x40107570);
 
 	printf("1..%d\n", n);
 	return failed;

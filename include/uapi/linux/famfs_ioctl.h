@@ -150,6 +150,47 @@ struct famfs_ioc_map {
 				     struct famfs_ioc_get_fmap)
 
 /*
+ * MKFILES: an extension of this tree's famfs.ko, not part of upstream's
+ * KABI (upstream's tools never issue it; a module without it answers
+ * ENOTTY).  Issued on a directory of a famfs mount, it creates up to
+ * FAMFS_IOC_MAX_MKFILES regular files in that directory, each with its
+ * name, permission bits, owner and MAP_CREATE_V2 map, in one call: what
+ * open(O_CREAT | O_EXCL), fchown, fchmod, MAP_CREATE_V2 and close do per
+ * file.  A file's map is checked before the file is created, so a refused
+ * map leaves no file behind.
+ *
+ * Each file gets its own result (0 or a negative errno: EINVAL for a bad
+ * name, mode, owner, reserved field or map, EEXIST when the name is taken,
+ * ENOSPC/E2BIG/EFAULT as for MAP_CREATE_V2); the files after a failed one
+ * are still tried.  The call returns the number of files created, or fails
+ * as a whole with EPERM (no CAP_SYS_ADMIN), EINVAL (count 0 or above the
+ * maximum, flags or reserved set), EFAULT (the array is unreadable or the
+ * results cannot be written), EROFS (read-only mount), ENOTDIR (not a
+ * famfs directory).
+ */
+#define FAMFS_IOC_MAX_MKFILES			1024
+
+struct famfs_ioc_mkfile {
+	__u64 name;		/* user pointer to the name, not 0-terminated */
+	__u32 name_len;		/* 1 .. NAME_MAX */
+	__u32 mode;		/* permission bits only (07777) */
+	__u32 uid;		/* in the caller's user namespace */
+	__u32 gid;
+	__u64 fmap;		/* user pointer to a struct famfs_ioc_fmap */
+	__s32 result;		/* out: 0 or -errno for this file */
+	__u32 reserved;		/* 0 */
+};
+
+struct famfs_ioc_mkfiles {
+	__u64 files;		/* user pointer to count struct famfs_ioc_mkfile */
+	__u32 count;
+	__u32 flags;		/* 0 */
+};
+
+#define FAMFSIOC_MKFILES	_IOW(FAMFSIOC_MAGIC, 0x70, \
+				     struct famfs_ioc_mkfiles)
+
+/*
  * Layout pins.  They hold wherever pointers are 64 bits wide; the ioctl
  * number pins hold for the generic _IOC encoding (x86, arm64, riscv).
  */
@@ -176,6 +217,16 @@ __FAMFS_IOC_ASSERT(__builtin_offsetof(struct famfs_ioc_get_fmap,
 		   "famfs_ioc_get_fmap.ks.kie_strips");
 __FAMFS_IOC_ASSERT(__builtin_offsetof(struct famfs_ioc_map, ext_list) == 24,
 		   "famfs_ioc_map.ext_list");
+#endif /* 64-bit pointers */
+
+/* the MKFILES extension carries its pointers as __u64: any word size */
+__FAMFS_IOC_ASSERT(sizeof(struct famfs_ioc_mkfile) == 40, "famfs_ioc_mkfile");
+__FAMFS_IOC_ASSERT(__builtin_offsetof(struct famfs_ioc_mkfile, result) == 32,
+		   "famfs_ioc_mkfile.result");
+__FAMFS_IOC_ASSERT(sizeof(struct famfs_ioc_mkfiles) == 16,
+		   "famfs_ioc_mkfiles");
+
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8
 
 #if defined(__x86_64__) || defined(__aarch64__) || \
 	(defined(__riscv) && __riscv_xlen == 64)
@@ -185,6 +236,7 @@ __FAMFS_IOC_ASSERT(FAMFSIOC_MAP_GETEXT == 0x80107552UL, "MAP_GETEXT");
 __FAMFS_IOC_ASSERT(FAMFSIOC_NOP == 0x00007553UL, "NOP");
 __FAMFS_IOC_ASSERT(FAMFSIOC_MAP_CREATE_V2 == 0x40207554UL, "MAP_CREATE_V2");
 __FAMFS_IOC_ASSERT(FAMFSIOC_MAP_GET_V2 == 0x81c07555UL, "MAP_GET_V2");
+__FAMFS_IOC_ASSERT(FAMFSIOC_MKFILES == 0x40107570UL, "MKFILES");
 #endif
 #endif /* 64-bit pointers */
 
