@@ -5,7 +5,9 @@
  * and .meta/.log are created with MAP_CREATE_V2 (file types SUPERBLOCK and
  * LOG, so upstream's tools work on the mount), and the namespace the log
  * describes is instantiated: directories with their mode and owner, files
- * with open(O_CREAT), fchown and MAP_CREATE_V2.  Clients get no write bits.
+ * in batches of siblings with famfs.ko's MKFILES ioctl (kernel-mkfiles.c),
+ * or, with a module that lacks it, one at a time with open(O_CREAT),
+ * fchown and MAP_CREATE_V2.  Clients get no write bits.
  * A path that is already there is compared with its log entry; a
  * difference is a conflict, reported, never papered over.
  *
@@ -110,6 +112,9 @@ struct kstate {
 	struct kstate_dir *dirs;
 	uint32_t dirs_cap;
 	uint32_t trusted;         /* nodes this attach took from the record */
+	/* files queued for MKFILES; mkfiles false once the module said ENOTTY */
+	struct kernel_mkfiles *batch;
+	bool mkfiles;
 };
 
 static uint64_t mono_usec(void)
@@ -427,7 +432,7 @@ static int open_beneath(int root, const char *rel, int flags, mode_t mode)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* The directory holding @rel, and the last component of @rel. */
+/* The directory holding @rel (readable: MKFILES is its ioctl), and the last component of @rel. */
 static int open_parent(int root, const char *rel, const char **ret_name)
 {
 	const char *slash = strrchr(rel, '/');
@@ -436,7 +441,7 @@ static int open_parent(int root, const char *rel, const char **ret_name)
 
 	if (!slash) {
 		*ret_name = rel;
-		return open_beneath(root, ".", O_PATH | O_DIRECTORY, 0);
+		return open_beneath(root, ".", O_RDONLY | O_DIRECTORY, 0);
 	}
 	n = (size_t)(slash - rel);
 	if (n == 0 || n >= sizeof(dir))
@@ -444,7 +449,7 @@ static int open_parent(int root, const char *rel, const char **ret_name)
 	memcpy(dir, rel, n);
 	dir[n] = '\0';
 	*ret_name = slash + 1;
-	return open_beneath(root, dir, O_PATH | O_DIRECTORY, 0);
+	return open_beneath(root, dir, O_RDONLY | O_DIRECTORY, 0);
 }
 
 static int mkdir_p(const char *path, mode_t mode)
@@ -631,43 +636,25 @@ static int verify_file(struct fsys *f, struct kstate *ks, const char *rel, const
 	return compare_owner(f, ks, rel, &st, mode, uid, gid, err);
 }
 
-static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_ns_node *n,
-			    struct famfs_err *err)
+/* One file without MKFILES: open(O_CREAT | O_EXCL), fchown, fchmod, MAP_CREATE_V2, close. */
+static int create_by_open(struct fsys *f, struct kstate *ks, const struct famfs_ns_node *n,
+			  const struct kernel_fmap *km, int dfd, const char *name, bool owned,
+			  struct famfs_err *err)
 {
-	const struct famfs_log_entry *e = famfs_fs_entry(f->fs, node);
-	struct kernel_fmap km;
-	const char *name;
-	uint32_t mode;
-	bool owned, fix_owner, fix_mode;
-	int dfd, fd, r;
+	uint32_t mode = file_mode(f, n->mode);
+	bool fix_owner, fix_mode;
+	int fd, r;
 
-	if (!e)
-		return famfs_err_set(err, -ENOENT, "\"%s\": no log entry", n->path);
-	r = kernel_fmap_from_entry(e, &km, err);
-	if (r < 0) {
-		famfs_err_prefix(err, "\"%s\": ", n->path);
-		return r;
-	}
-	mode = file_mode(f, n->mode);
-	dfd = parent_fd(ks, n, &name, &owned);
-	if (dfd < 0)
-		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
-				     strerror(-dfd));
 	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0 && errno == EEXIST) {
-		if (owned)
-			close(dfd);
-		r = verify_file(f, ks, n->path, &km, mode, n->uid, n->gid, err);
+		r = verify_file(f, ks, n->path, km, mode, n->uid, n->gid, err);
 		if (r == 0)
 			ks->st.existed++;
 		return r;
 	}
-	if (fd < 0) {
-		r = famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", n->path, strerror(errno));
-		if (owned)
-			close(dfd);
-		return r;
-	}
+	if (fd < 0)
+		return famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", n->path,
+				     strerror(errno));
 	/*
 	 * A new file belongs to our euid and to the directory's gid (setgid
 	 * directory) or our egid, with the mode open(2) got less the umask.
@@ -678,7 +665,7 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 	r = 0;
 	if ((fix_owner && fchown(fd, n->uid, n->gid) < 0) || (fix_mode && fchmod(fd, mode) < 0))
 		r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path, strerror(errno));
-	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km.fmap) < 0)
+	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km->fmap) < 0)
 		r = famfs_err_set(err, -errno, "\"%s\": MAP_CREATE_V2 failed: %s", n->path, strerror(errno));
 	close(fd);
 	if (r < 0) {
@@ -686,6 +673,92 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 		(void)unlinkat(dfd, name, 0);
 	} else {
 		ks->st.created++;
+	}
+	return r;
+}
+
+static const char *last_component(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Creates the queued files in @dfd, their parent, with one MKFILES call,
+ * or one at a time when the call as a whole fails.  @report: print and
+ * count each failure (attach); otherwise the batch holds one file and its
+ * result is returned, with @err, for the caller to count.
+ */
+static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report, struct famfs_err *err)
+{
+	uint32_t count = ks->batch ? kernel_mkfiles_count(ks->batch) : 0, node;
+	const struct kernel_fmap *km;
+	int call, r = 0;
+
+	if (!ks->batch || count == 0)
+		return 0;
+	call = kernel_mkfiles_submit(ks->batch, dfd);
+	if (call == -ENOTTY)
+		ks->mkfiles = false;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct famfs_ns_node *n;
+		struct famfs_err e = {0};
+
+		r = kernel_mkfiles_result(ks->batch, i, &node, &km);
+		n = famfs_ns_node(f->fs->ns, node);
+		if (call < 0) {
+			r = create_by_open(f, ks, n, km, dfd, last_component(n->path), !report, &e);
+		} else if (r == 0) {
+			ks->st.created++;
+		} else if (r == -EEXIST) {
+			r = verify_file(f, ks, n->path, km, file_mode(f, n->mode), n->uid, n->gid, &e);
+			if (r == 0)
+				ks->st.existed++;
+		} else {
+			r = famfs_err_set(&e, r, "cannot create \"%s\" in the mount: MKFILES: %s", n->path,
+					  strerror(-r));
+		}
+		if (!report) {
+			*err = e;
+		} else if (r < 0) {
+			fprintf(stderr, "%s: %s\n", f->mountpoint, e.msg);
+			if (r != -EEXIST)
+				ks->st.errors++;
+		}
+	}
+	kernel_mkfiles_clear(ks->batch);
+	return report ? 0 : r;
+}
+
+/* 1: queued for the next MKFILES call (attach); 0 or -errno: done. */
+static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_ns_node *n,
+			    struct famfs_err *err)
+{
+	const struct famfs_log_entry *e = famfs_fs_entry(f->fs, node);
+	struct kernel_fmap km;
+	const char *name;
+	bool owned;
+	int dfd, r;
+
+	if (!e)
+		return famfs_err_set(err, -ENOENT, "\"%s\": no log entry", n->path);
+	r = kernel_fmap_from_entry(e, &km, err);
+	if (r < 0) {
+		famfs_err_prefix(err, "\"%s\": ", n->path);
+		return r;
+	}
+	dfd = parent_fd(ks, n, &name, &owned);
+	if (dfd < 0)
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
+				     strerror(-dfd));
+	if (ks->mkfiles &&
+	    kernel_mkfiles_add(ks->batch, n->parent, node, name, file_mode(f, n->mode), n->uid, n->gid, &km)) {
+		if (!owned)
+			return 1;
+		r = mkfiles_flush(f, ks, dfd, false, err);
+	} else {
+		r = create_by_open(f, ks, n, &km, dfd, name, owned, err);
 	}
 	if (owned)
 		close(dfd);
@@ -695,14 +768,21 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, struct famfs_err *err)
 {
 	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	uint32_t queued = ks->batch ? kernel_mkfiles_count(ks->batch) : 0;
 	int r;
 
 	if (!n || node == FAMFS_NS_ROOT)
 		return 0;
+	/* The queue's directory is the cached parent until parent_fd moves on. */
+	if (queued && (n->kind == FAMFS_NS_DIR || n->parent != kernel_mkfiles_parent(ks->batch) ||
+		       queued == KERNEL_MKFILES_MAX))
+		mkfiles_flush(f, ks, ks->pfd, true, NULL);
 	if (n->kind == FAMFS_NS_DIR)
 		r = instantiate_dir(f, ks, n, err);
 	else
 		r = instantiate_file(f, ks, node, n, err);
+	if (r > 0)
+		return 0;
 	if (r < 0 && r != -EEXIST)
 		ks->st.errors++;
 	return r;
@@ -1049,6 +1129,7 @@ static void release(struct fsys *f, struct kstate *ks)
 		close(ks->state_fd);
 	}
 	free(ks->dirs);
+	kernel_mkfiles_free(ks->batch);
 	if (ks->root >= 0)
 		close(ks->root);
 	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
@@ -1074,6 +1155,8 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	ks->root = -1;
 	ks->pfd = -1;
 	ks->state_fd = -1;
+	ks->batch = kernel_mkfiles_new();
+	ks->mkfiles = ks->batch != NULL;
 	f->backend_data = ks;
 	if (!f->mountpoint || f->mountpoint[0] != '/') {
 		r = famfs_err_set(err, -EINVAL, "no mount point");
@@ -1140,6 +1223,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		if (do_instantiate(f, ks, id, &e2) < 0)
 			fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
 	}
+	mkfiles_flush(f, ks, ks->pfd, true, NULL);
 	parent_cache_drop(ks);
 	state_record(f, ks, ks->st.conflicts || ks->st.errors ? 0 : nnodes);
 	ks->st.replay_usec = mono_usec() - t1;

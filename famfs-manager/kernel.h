@@ -75,6 +75,29 @@ void kernel_fmap_fix_pointers(struct kernel_fmap *m);
 int kernel_fmap_compare(const struct famfs_ioc_get_fmap *got, const struct kernel_fmap *want,
 			struct famfs_err *err);
 
+/*
+ * A batch of sibling files for the MKFILES ioctl (kernel-mkfiles.c).  add
+ * copies the map and keeps @name by pointer: it must live until clear.
+ * add returns false when the batch is full or @parent is another
+ * directory's; submit issues the ioctl on @dirfd and returns the call's
+ * -errno (ENOTTY: a module without MKFILES), after which each file's
+ * result (0 or -errno) is there for result().
+ */
+#define KERNEL_MKFILES_MAX 256
+
+struct kernel_mkfiles;
+
+struct kernel_mkfiles *kernel_mkfiles_new(void);
+void kernel_mkfiles_free(struct kernel_mkfiles *b);
+uint32_t kernel_mkfiles_count(const struct kernel_mkfiles *b);
+uint32_t kernel_mkfiles_parent(const struct kernel_mkfiles *b);
+bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, uint32_t node, const char *name,
+			uint32_t mode, uint32_t uid, uint32_t gid, const struct kernel_fmap *map);
+int kernel_mkfiles_submit(struct kernel_mkfiles *b, int dirfd);
+int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, uint32_t *node,
+			  const struct kernel_fmap **map);
+void kernel_mkfiles_clear(struct kernel_mkfiles *b);
+
 /* Reads @dir/{pte,pmd,pud}_fault_ct; -errno when any is unreadable or garbage. */
 int kernel_read_fault_counters(const char *dir, uint64_t ret[3]);
 

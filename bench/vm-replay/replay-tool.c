@@ -10,10 +10,11 @@
  *   replay-tool view DEV
  *       the view backend's work: open the device and replay the whole log
  *       into the in-memory namespace; prints "view_us N entries M"
- *   replay-tool bare DEV MNT
+ *   replay-tool bare DEV MNT open|mkfiles
  *       the floor for a kernel replay: mount -t famfs DEV MNT (fresh), then
- *       for every log entry in order only mkdirat, or openat(O_CREAT) on the
- *       parent's fd + MAP_CREATE_V2 + close; prints "bare_us N files M";
+ *       for every log entry in order only mkdirat, and for files either
+ *       openat(O_CREAT) on the parent's fd + MAP_CREATE_V2 + close (open),
+ *       or MKFILES batches of siblings (mkfiles); prints "bare_us N files M";
  *       leaves the mount in place
  *   replay-tool daemon LOG TIMEOUT_MS PROGRAM ARGS...
  *       starts PROGRAM with its stderr on a pipe, copies that to LOG, and
@@ -46,11 +47,8 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "kernel.h"
 #include "sysuuid.h"
-
-#define famfs_extent_type famfs_ioc_v1_extent_type
-#include <linux/famfs_ioctl.h>
-#undef famfs_extent_type
 
 #define BATCH 5000
 
@@ -156,68 +154,21 @@ static int cmd_view(int argc, char **argv)
 	return 0;
 }
 
-/* One simple-extent or interleaved map for MAP_CREATE_V2. */
-struct bare_map {
-	struct famfs_ioc_fmap fmap;
-	struct famfs_ioc_simple_extent se[FAMFS_IOC_MAX_SIMPLE_EXTENTS];
-	struct famfs_ioc_interleaved_ext ie;
-	struct famfs_ioc_simple_extent strips[FAMFS_MAX_STRIPS];
-};
-
-static int to_map(const struct famfs_log_entry *e, struct bare_map *m)
-{
-	const struct famfs_log_file_meta *fm = &e->file;
-
-	memset(&m->fmap, 0, sizeof(m->fmap));
-	m->fmap.fioc_file_size = fm->size;
-	m->fmap.fioc_file_type = FAMFS_REG;
-	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
-		if (fm->nextents < 1 || fm->nextents > FAMFS_IOC_MAX_SIMPLE_EXTENTS)
-			return -EINVAL;
-		m->fmap.fioc_ext_type = FAMFS_IOC_EXT_SIMPLE;
-		m->fmap.fioc_nextents = fm->nextents;
-		for (uint32_t i = 0; i < fm->nextents; i++)
-			m->se[i] = (struct famfs_ioc_simple_extent){ .devindex = fm->se[i].devindex,
-				.offset = fm->se[i].offset, .len = fm->se[i].len };
-		m->fmap.kse = m->se;
-		return 0;
-	}
-	if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
-		const struct famfs_interleaved_extent *ie = &fm->ie[0];
-		uint64_t min_len = UINT64_MAX;
-
-		if (ie->nstrips < 1 || ie->nstrips > FAMFS_MAX_STRIPS || !ie->chunk_size)
-			return -EINVAL;
-		m->fmap.fioc_ext_type = FAMFS_IOC_EXT_INTERLEAVE;
-		m->fmap.fioc_niext = 1;
-		m->ie.ie_nstrips = ie->nstrips;
-		m->ie.ie_chunk_size = ie->chunk_size;
-		for (uint64_t j = 0; j < ie->nstrips; j++) {
-			m->strips[j] = (struct famfs_ioc_simple_extent){ .devindex = ie->strips[j].devindex,
-				.offset = ie->strips[j].offset, .len = ie->strips[j].len };
-			if (ie->strips[j].len < min_len)
-				min_len = ie->strips[j].len;
-		}
-		m->ie.ie_nbytes = min_len / ie->chunk_size * ie->chunk_size * ie->nstrips;
-		m->ie.ie_strips = m->strips;
-		m->fmap.kie = &m->ie;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static int cmd_bare(int argc, char **argv)
 {
 	struct famfs_err err = {0};
 	const struct famfs_ns_node *n;
+	struct kernel_mkfiles *batch = NULL;
 	struct famfs_fs *fs;
-	static struct bare_map map;
+	static struct kernel_fmap map;
 	uint64_t t0, t1, files = 0;
 	int *dirfd_of, root, bad = 0;
 	uint32_t nnodes = 0;
+	bool use_mkfiles;
 
-	if (argc < 4)
-		return die("bare", "usage: bare DEV MNT");
+	if (argc < 5 || (strcmp(argv[4], "open") && strcmp(argv[4], "mkfiles")))
+		return die("bare", "usage: bare DEV MNT open|mkfiles");
+	use_mkfiles = !strcmp(argv[4], "mkfiles");
 	if (famfs_fs_open(argv[2], 0, NULL, &fs, &err) < 0)
 		return die(argv[2], err.msg);
 	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0)
@@ -225,22 +176,40 @@ static int cmd_bare(int argc, char **argv)
 	while (famfs_ns_node(fs->ns, nnodes))
 		nnodes++;
 	dirfd_of = calloc(nnodes + 1, sizeof(int));
-	if (!dirfd_of)
+	if (!dirfd_of || (use_mkfiles && !(batch = kernel_mkfiles_new())))
 		return die("bare", "out of memory");
 	if (mount(argv[2], argv[3], "famfs", MS_NOATIME | MS_NOSUID | MS_NOEXEC | MS_NODEV, "") < 0)
 		return die("mount", strerror(errno));
-	root = open(argv[3], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	root = open(argv[3], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return die(argv[3], strerror(errno));
 	for (uint32_t i = 0; i <= nnodes; i++)
 		dirfd_of[i] = -1;
 	dirfd_of[FAMFS_NS_ROOT] = root;
 	t0 = now_us();
-	for (uint32_t id = 1; id < nnodes; id++) {
+	for (uint32_t id = 1; id <= nnodes; id++) {
 		const char *name;
 		int pfd, fd;
 
-		n = famfs_ns_node(fs->ns, id);
+		n = id < nnodes ? famfs_ns_node(fs->ns, id) : NULL;
+		/* MKFILES: a batch goes when it is full, or at a directory change */
+		if (batch && kernel_mkfiles_count(batch) &&
+		    (!n || n->kind == FAMFS_NS_DIR || n->parent != kernel_mkfiles_parent(batch) ||
+		     kernel_mkfiles_count(batch) == KERNEL_MKFILES_MAX)) {
+			const struct kernel_fmap *km;
+			uint32_t node;
+
+			if (kernel_mkfiles_submit(batch, dirfd_of[kernel_mkfiles_parent(batch)]) < 0)
+				return die("MKFILES", strerror(errno));
+			for (uint32_t i = 0; i < kernel_mkfiles_count(batch); i++)
+				if (kernel_mkfiles_result(batch, i, &node, &km) == 0)
+					files++;
+				else
+					bad++;
+			kernel_mkfiles_clear(batch);
+		}
+		if (!n)
+			break;
 		name = n->path + n->name_off;
 		pfd = dirfd_of[n->parent];
 		if (pfd < 0) {
@@ -250,11 +219,16 @@ static int cmd_bare(int argc, char **argv)
 		if (n->kind == FAMFS_NS_DIR) {
 			if (mkdirat(pfd, name, n->mode & 07777) < 0)
 				bad++;
-			dirfd_of[id] = openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			dirfd_of[id] = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			continue;
 		}
-		if (to_map(famfs_fs_entry(fs, id), &map) < 0) {
+		if (kernel_fmap_from_entry(famfs_fs_entry(fs, id), &map, &err) < 0) {
 			bad++;
+			continue;
+		}
+		if (batch) {
+			if (!kernel_mkfiles_add(batch, n->parent, id, name, n->mode, n->uid, n->gid, &map))
+				bad++;
 			continue;
 		}
 		fd = openat(pfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, n->mode & 07777);
@@ -273,6 +247,7 @@ static int cmd_bare(int argc, char **argv)
 		if (dirfd_of[i] >= 0)
 			close(dirfd_of[i]);
 	free(dirfd_of);
+	kernel_mkfiles_free(batch);
 	famfs_fs_close(fs);
 	printf("bare_us %" PRIu64 " files %" PRIu64 " errors %d\n", t1 - t0, files, bad);
 	return bad ? 1 : 0;
