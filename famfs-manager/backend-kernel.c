@@ -699,8 +699,11 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 	if (!ks->batch || count == 0)
 		return 0;
 	call = kernel_mkfiles_submit(ks->batch, dfd);
-	if (call == -ENOTTY)
+	if (call == -ENOTTY) {
+		fprintf(stderr, "%s: famfs.ko has no MKFILES ioctl; creating files one at a time\n",
+			f->mountpoint);
 		ks->mkfiles = false;
+	}
 	for (uint32_t i = 0; i < count; i++) {
 		const struct famfs_ns_node *n;
 		struct famfs_err e = {0};

@@ -21,6 +21,11 @@
 
 #include "famfs_internal.h"
 
+static bool famfs_mkfiles_on = true;
+module_param_named(mkfiles, famfs_mkfiles_on, bool, 0444);
+MODULE_PARM_DESC(mkfiles,
+		 "offer the MKFILES directory ioctl (0: answer ENOTTY like upstream's module)");
+
 static int famfs_mkfile_name(const struct famfs_ioc_mkfile *req,
 			     char *name)
 {
@@ -157,6 +162,8 @@ static long famfs_dir_ioctl(struct file *file, unsigned int cmd,
 {
 	switch (cmd) {
 	case FAMFSIOC_MKFILES:
+		if (!famfs_mkfiles_on)
+			return -ENOTTY;
 		return famfs_ioc_mkfiles(file, (void __user *)arg);
 	default:
 		return -ENOTTY;

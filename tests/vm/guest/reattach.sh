@@ -9,7 +9,9 @@
 # adopt the mount (no second mount), keep every file it had (same inodes,
 # same bytes), instantiate exactly the files appended meanwhile, duplicate
 # nothing, and famfsctl check must name the rogue file, then pass once it is
-# gone.  A second restart finds nothing to do.  Prints TAP.
+# gone.  A second restart finds nothing to do.  Last, famfs.ko is loaded
+# with mkfiles=0 (no MKFILES ioctl, like upstream's module) and the daemon
+# must replay and create files one at a time.  Prints TAP.
 export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
@@ -132,4 +134,25 @@ check "famfs-manager exits on SIGTERM" wait_gone $PID
 check "and unmounts the mount it adopted (its record says an earlier run made it)" test "$(nmounts)" = 0
 grep -q " $MNT famfs " /proc/mounts && umount $MNT
 check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+
+# ---- a module without MKFILES (as upstream's): one file at a time ---------------------
+check "famfs.ko reloaded with mkfiles=0" sh -c "rmmod famfs && insmod /modules/famfs.ko mkfiles=0"
+check "famfs-manager starts on it and mounts" start_daemon
+grep 'famfs mounted' /tmp/manager.log | tail -1 >/tmp/line
+echo "# $(cat /tmp/line)"
+check "it said it creates files one at a time" grep -q 'has no MKFILES ioctl' /tmp/manager.log
+check "the attach made every node, with no conflicts or errors" \
+	grep -q ': 125 made, 0 already there, 0 conflicts, 0 errors' /tmp/line
+c=$(replay-tool count $MNT)
+check "the mount holds 123 files and 2 directories ($c)" test "$c" = "files 123 dirs 2"
+check "d/e/f maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
+check "d/e/f has mode 0600 and d mode 0750, as the log says" \
+	test "$(stat -c %a $MNT/d/e/f) $(stat -c %a $MNT/d)" = "600 750"
+create_late() { call CreateFile 'stua{sv}' $MNT/d/late 4096 416 0 && test "$(stat -c %a $MNT/d/late)" = 640; }
+check "CreateFile without MKFILES makes the file with its mode" create_late
+check "famfsctl check is clean" famfsctl check $MNT
+kill -TERM $PID
+check "famfs-manager exits on SIGTERM" wait_gone $PID
+check "no famfs mount is left" test "$(nmounts)" = 0
+check "fsck.famfs is clean at the end" fsck.famfs -n /dev/pmem0
 finish
