@@ -62,6 +62,12 @@ check "the 8 MiB log is full: $files files of 2 MiB (log entries only)" test "${
 # ---- baselines ---------------------------------------------------------------
 vals=
 for r in $(seq $RUNS); do
+	vals="$vals $(replay-tool exec famfs-manager --version | field exec_us)"
+done
+exec_med=$(replay-tool median $vals)
+echo "# bench: famfs-manager --version, fork to exit (process start), us:$vals"
+vals=
+for r in $(seq $RUNS); do
 	v=$(replay-tool view /dev/pmem0 | field view_us)
 	vals="$vals ${v:-0}"
 done
@@ -161,6 +167,7 @@ re_ready_med=$(replay-tool median $re_ready)
 re_be_med=$(replay-tool median $re_be)
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }
 echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB fsdax NVDIMM (TCG) ----"
+echo "# bench: famfs-manager --version (baseline, process start) $(ms $exec_med) ms"
 echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) ms"
 echo "# bench: bare MAP_CREATE loop (baseline, per-file floor)  $(ms $bare_med) ms"
 echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) ms ($(ratio $mkf_med $bare_med) x per-file)"

@@ -26,6 +26,9 @@
  *       the daemon's stderr to LOG
  *   replay-tool median N...
  *       the median of its arguments
+ *   replay-tool exec PROGRAM ARGS...
+ *       runs PROGRAM once (output to /dev/null); prints "exec_us N status S",
+ *       the wall time from fork to its exit
  *   replay-tool count MNT
  *       files and directories below MNT, .meta excluded: "files F dirs D"
  */
@@ -385,6 +388,34 @@ static void count_dir(int dfd, bool top, uint64_t *files, uint64_t *dirs)
 	closedir(d);
 }
 
+/* Wall time from fork to exit of one run of PROGRAM ARGS, stdout/stderr to /dev/null. */
+static int cmd_exec(int argc, char **argv)
+{
+	uint64_t t0, t1;
+	pid_t pid;
+	int st;
+
+	if (argc < 3)
+		return die("exec", "usage: exec PROGRAM ARGS...");
+	t0 = now_us();
+	pid = fork();
+	if (pid < 0)
+		return die("fork", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[2], argv + 2);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return die("waitpid", strerror(errno));
+	t1 = now_us();
+	printf("exec_us %" PRIu64 " status %d\n", t1 - t0, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
 static int cmd_count(int argc, char **argv)
 {
 	uint64_t files = 0, dirs = 0;
@@ -403,7 +434,7 @@ static int cmd_count(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return die("usage", "replay-tool fill|view|bare|daemon|median|count ...");
+		return die("usage", "replay-tool fill|view|bare|daemon|median|count|exec ...");
 	if (!strcmp(argv[1], "fill"))
 		return cmd_fill(argc, argv);
 	if (!strcmp(argv[1], "view"))
@@ -416,5 +447,7 @@ int main(int argc, char **argv)
 		return cmd_median(argc, argv);
 	if (!strcmp(argv[1], "count"))
 		return cmd_count(argc, argv);
+	if (!strcmp(argv[1], "exec"))
+		return cmd_exec(argc, argv);
 	return die(argv[1], "unknown command");
 }
