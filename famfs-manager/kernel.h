@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The kernel backend (famfs.ko): mount -t famfs, the .meta files, one
- * MAP_CREATE_V2 per file, fault counters from /sys/fs/famfs.  The pure
+ * The kernel backend (famfs.ko): mount -t famfs, the .meta files, files
+ * made in MKFILES batches (or one MAP_CREATE_V2 each), fault counters from
+ * /sys/fs/famfs.  The pure
  * helpers (building and comparing ioctl maps, reading the counters, module
  * detection) take their inputs as arguments so the unit tests can run them
  * without the module.
