@@ -217,3 +217,15 @@ bool famfs_device_is_mounted(const struct famfs_device *dev)
 	endmntent(f);
 	return mounted;
 }
+
+void famfs_device_prefault(const void *p, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+
+	if (len == 0 || page <= 0)
+		return;
+	start = (uintptr_t)p & ~((uintptr_t)page - 1);
+	end = (uintptr_t)p + len;
+	(void)madvise((void *)start, end - start, MADV_POPULATE_READ);
+}

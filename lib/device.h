@@ -41,6 +41,13 @@ int famfs_device_open(const char *path, unsigned flags,
 /* Unmaps and closes; accepts NULL; returns NULL. */
 struct famfs_device *famfs_device_close(struct famfs_device *dev);
 
+/*
+ * Faults in [p, p + len) of the device's mapping with one system call
+ * (MADV_POPULATE_READ) instead of a page fault per page; a kernel without
+ * it just leaves the faults for later.
+ */
+void famfs_device_prefault(const void *p, size_t len);
+
 const char *famfs_device_kind_name(enum famfs_device_kind kind);
 
 /* Size of a device-DAX character device, from sysfs. */

@@ -153,8 +153,13 @@ static int check_not_shrunk(const struct famfs_fs *fs, struct famfs_err *err)
 	return 0;
 }
 
-/* Backlogs this long are copied and checked in bulk, the CRCs on several threads. */
-#define REPLAY_BULK_MIN 8192
+/*
+ * Backlogs at least this long are copied and checked a chunk at a time, the
+ * CRCs of each chunk on several threads.  One chunk-sized buffer is reused:
+ * a copy of the whole log would cost a zeroed page per 4 KiB, which in a VM
+ * is most of the replay.
+ */
+#define REPLAY_CHUNK 2048
 
 /* Image files live in the page cache, which is coherent: nothing to invalidate. */
 static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
@@ -167,7 +172,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
 	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
-	struct famfs_log_entry *bulk = NULL, one;
+	struct famfs_log_entry *chunk = NULL, one;
 	struct famfs_replay_result local;
 	enum famfs_finding_code code;
 	struct famfs_log_header h;
@@ -194,18 +199,16 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 	 * Entries are checked and applied from private copies, so what was
 	 * validated is what is used even if the shared memory changes.
 	 */
-	if (n >= REPLAY_BULK_MIN) {
-		bulk = malloc(n * sizeof(*bulk));
-		codes = malloc(n);
-		if (!bulk || !codes) {
-			free(bulk);
+	if (n >= REPLAY_CHUNK) {
+		chunk = malloc(REPLAY_CHUNK * sizeof(*chunk));
+		codes = malloc(REPLAY_CHUNK);
+		if (!chunk || !codes) {
+			free(chunk);
 			free(codes);
-			bulk = NULL;
+			chunk = NULL;
 			codes = NULL;
 		} else {
-			invalidate(fs, &slots[first], n * sizeof(*slots));
-			memcpy(bulk, &slots[first], n * sizeof(*slots));
-			famfs_log_check_integrity_range(bulk, first, n, codes);
+			famfs_device_prefault(&slots[first], n * sizeof(*slots));
 		}
 	}
 	for (uint64_t k = 0; k < n; k++) {
@@ -214,9 +217,18 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		struct famfs_err why = { 0 };
 		uint32_t node;
 
-		if (bulk) {
-			e = &bulk[k];
-			code = codes[k];
+		if (chunk) {
+			uint64_t c = k % REPLAY_CHUNK;
+
+			if (c == 0) {
+				uint64_t len = n - k < REPLAY_CHUNK ? n - k : REPLAY_CHUNK;
+
+				invalidate(fs, &slots[i], len * sizeof(*slots));
+				memcpy(chunk, &slots[i], len * sizeof(*slots));
+				famfs_log_check_integrity_range(chunk, i, len, codes);
+			}
+			e = &chunk[c];
+			code = codes[c];
 		} else {
 			invalidate(fs, &slots[i], sizeof(slots[i]));
 			memcpy(&one, &slots[i], sizeof(one));
@@ -243,7 +255,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		if (fn)
 			fn(fs, i, e, node, userdata);
 	}
-	free(bulk);
+	free(chunk);
 	free(codes);
 	return 0;
 }

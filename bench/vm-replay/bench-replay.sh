@@ -67,12 +67,20 @@ done
 exec_med=$(replay-tool median $vals)
 echo "# bench: famfs-manager --version, fork to exit (process start), us:$vals"
 vals=
+opens=
+replays=
+checks=
 for r in $(seq $RUNS); do
-	v=$(replay-tool view /dev/pmem0 | field view_us)
-	vals="$vals ${v:-0}"
+	replay-tool view /dev/pmem0 >/tmp/view.out
+	vals="$vals $(field view_us </tmp/view.out)"
+	opens="$opens $(field open_us </tmp/view.out)"
+	replays="$replays $(field replay_us </tmp/view.out)"
+	checks="$checks $(field check_us </tmp/view.out)"
 done
 view_med=$(replay-tool median $vals)
 echo "# bench: view replay (open + replay into the namespace), us:$vals"
+echo "# bench:   of which open, us:$opens; replay, us:$replays"
+echo "# bench: attach-time check (famfs_check_medium) alone, us:$checks"
 
 bare_ok=1
 bare_loop() {
@@ -168,7 +176,8 @@ re_be_med=$(replay-tool median $re_be)
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }
 echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB fsdax NVDIMM (TCG) ----"
 echo "# bench: famfs-manager --version (baseline, process start) $(ms $exec_med) ms"
-echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) ms"
+echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) ms (open $(ms $(replay-tool median $opens)), replay $(ms $(replay-tool median $replays)))"
+echo "# bench: attach-time check alone (runs beside the replay)  $(ms $(replay-tool median $checks)) ms"
 echo "# bench: bare MAP_CREATE loop (baseline, per-file floor)  $(ms $bare_med) ms"
 echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) ms ($(ratio $mkf_med $bare_med) x per-file)"
 echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms (target <= 500; $(ratio $full_med $mkf_med) x MKFILES floor, $(ratio $full_med $view_med) x view)"

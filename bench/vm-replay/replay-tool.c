@@ -9,7 +9,9 @@
  *       the log is full or MAX files were made; prints "files N"
  *   replay-tool view DEV
  *       the view backend's work: open the device and replay the whole log
- *       into the in-memory namespace; prints "view_us N entries M"
+ *       into the in-memory namespace, then run the attach-time check on it
+ *       (famfs_check_medium); prints "view_us N entries M open_us O
+ *       replay_us R check_us C" (N = O + R: open and replay)
  *   replay-tool bare DEV MNT open|mkfiles
  *       the floor for a kernel replay: mount -t famfs DEV MNT (fresh), then
  *       for every log entry in order only mkdirat, and for files either
@@ -49,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fs.h"
 #include "kernel.h"
 #include "sysuuid.h"
@@ -138,21 +141,27 @@ static int cmd_fill(int argc, char **argv)
 
 static int cmd_view(int argc, char **argv)
 {
+	struct famfs_check_report *rep = NULL;
 	struct famfs_err err = {0};
 	struct famfs_fs *fs;
-	uint64_t t0, t1;
+	uint64_t t0, t1, t2, t3;
 
 	if (argc < 3)
 		return die("view", "usage: view DEV");
 	t0 = now_us();
 	if (famfs_fs_open(argv[2], 0, NULL, &fs, &err) < 0)
 		return die(argv[2], err.msg);
+	t1 = now_us();
 	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0) {
 		famfs_fs_close(fs);
 		return die("replay", err.msg);
 	}
-	t1 = now_us();
-	printf("view_us %" PRIu64 " entries %" PRIu64 "\n", t1 - t0, fs->applied);
+	t2 = now_us();
+	famfs_check_medium(fs->dev->base, fs->dev->size, 0, &rep);
+	t3 = now_us();
+	famfs_check_report_free(rep);
+	printf("view_us %" PRIu64 " entries %" PRIu64 " open_us %" PRIu64 " replay_us %" PRIu64
+	       " check_us %" PRIu64 "\n", t2 - t0, fs->applied, t1 - t0, t2 - t1, t3 - t2);
 	famfs_fs_close(fs);
 	return 0;
 }
