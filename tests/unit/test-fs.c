@@ -296,6 +296,52 @@ static void test_bulk_replay_stalls(struct fixture *f, gconstpointer data)
 	g_free(names);
 }
 
+/*
+ * Replay checks a long backlog a chunk at a time: a bad entry first or last
+ * in a chunk, or in the short last chunk, stops it exactly there too, and
+ * every file before it is in the namespace.
+ */
+static void test_bulk_replay_chunk_edges(struct fixture *f, gconstpointer data)
+{
+	enum { N = 9000 };
+	static const unsigned int bad_at[] = { 0, 1, 2047, 2048, 4095, 6144, 8191, 8192, N - 1 };
+	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, N);
+	char (*names)[16] = g_malloc0(N * sizeof(*names));
+	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_err err = { 0 };
+
+	for (unsigned int i = 0; i < N; i++) {
+		g_snprintf(names[i], sizeof(names[i]), "h%u", i);
+		specs[i] = (struct famfs_file_spec){ .relpath = names[i], .size = 1, .mode = 0644 };
+	}
+	g_assert_cmpint(famfs_fs_create_files(f->master, specs, N, NULL, NULL, &err), ==, 0);
+	for (size_t b = 0; b < G_N_ELEMENTS(bad_at); b++) {
+		struct famfs_replay_result res;
+		struct famfs_fs *fresh = NULL;
+		uint32_t node;
+
+		slots[bad_at[b]].crc ^= 1;
+		g_assert_cmpint(famfs_fs_open(f->img, 0, test_other_uuid, &fresh, &err), ==, 0);
+		g_assert_cmpint(famfs_fs_replay(fresh, NULL, NULL, &res, &err), ==, 0);
+		g_assert_true(res.stalled);
+		g_assert_cmpuint(res.stalled_index, ==, bad_at[b]);
+		g_assert_cmpuint(res.applied, ==, bad_at[b]);
+		if (bad_at[b] > 0) {
+			node = famfs_ns_lookup(fresh->ns, names[bad_at[b] - 1], strlen(names[bad_at[b] - 1]));
+			g_assert_cmpuint(node, !=, FAMFS_NS_NONE);
+		}
+		node = famfs_ns_lookup(fresh->ns, names[bad_at[b]], strlen(names[bad_at[b]]));
+		g_assert_cmpuint(node, ==, FAMFS_NS_NONE);
+		slots[bad_at[b]].crc ^= 1;
+		g_assert_cmpint(famfs_fs_replay(fresh, NULL, NULL, &res, &err), ==, 0);
+		g_assert_false(res.stalled);
+		g_assert_cmpuint(res.applied, ==, N - bad_at[b]);
+		famfs_fs_close(fresh);
+	}
+	g_free(specs);
+	g_free(names);
+}
+
 /* An entry rewritten in place after replay is caught when it is read again. */
 static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
 {
@@ -379,6 +425,7 @@ int main(int argc, char **argv)
 	ADD("/fs/torn-tail-retried", test_torn_tail_retried, 4);
 	ADD("/fs/hostile-entries", test_hostile_entries, 4);
 	ADD("/fs/bulk-replay-stalls", test_bulk_replay_stalls, 32);
+	ADD("/fs/bulk-replay-chunk-edges", test_bulk_replay_chunk_edges, 32);
 	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
 	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
