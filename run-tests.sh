@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test suite: unit, fsck
-# corpus, interop fixtures, D-Bus, udev, kernel module in a VM; then the
+# corpus, interop fixtures, D-Bus, udev, kernel module in a VM, and the VM
+# benchmarks (replay and mmap bandwidth, figures printed); then the
 # user-space suites once more under AddressSanitizer and UBSan.
 #   ./run-tests.sh            everything
 #   ./run-tests.sh --quick    skip the VM suites and the sanitizer pass
@@ -32,6 +33,10 @@ if [ "$quick" -eq 1 ]; then
 else
 	suites=""
 	run_suites build-tests
+	# The VM benchmarks check what they build as they go (every file there,
+	# famfsctl check and fsck clean); their figures go to the output.
+	meson test -C build-tests --benchmark --suite vm-bench --print-errorlogs --num-processes 1 || status=1
+	grep -h '^# bench:' build-tests/meson-logs/testlog.txt || true
 	# The sanitizers catch what the tests' assertions cannot see.
 	suites="--no-suite vm --no-suite kmod"
 	# umockdev preloads its library ahead of the ASan runtime: allow that.
