@@ -738,15 +738,19 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_ns_node *n,
 			    struct famfs_err *err)
 {
-	const struct famfs_log_entry *e = famfs_fs_entry(f->fs, node);
+	struct famfs_log_entry e;
 	struct kernel_fmap km;
 	const char *name;
 	bool owned;
 	int dfd, r;
 
-	if (!e)
-		return famfs_err_set(err, -ENOENT, "\"%s\": no log entry", n->path);
-	r = kernel_fmap_from_entry(e, &km, err);
+	/*
+	 * A re-checked private copy, not the shared slot: an entry rewritten
+	 * since the replay must not hand the kernel a map the replay never saw.
+	 */
+	r = famfs_fs_read_entry(f->fs, node, &e, err);
+	if (r == 0)
+		r = kernel_fmap_from_entry(&e, &km, err);
 	if (r < 0) {
 		famfs_err_prefix(err, "\"%s\": ", n->path);
 		return r;
@@ -1319,13 +1323,13 @@ static void problem(struct walk *w, const char *code, int64_t index, const char 
 
 static void check_file(struct walk *w, int fd, const char *rel, uint32_t id)
 {
-	const struct famfs_log_entry *e = famfs_fs_entry(w->f->fs, id);
 	const struct famfs_ns_node *n = famfs_ns_node(w->f->fs->ns, id);
 	struct famfs_ioc_get_fmap got;
+	struct famfs_log_entry e;
 	struct famfs_err e2 = {0};
 	struct kernel_fmap km;
 
-	if (!e || kernel_fmap_from_entry(e, &km, &e2) < 0) {
+	if (famfs_fs_read_entry(w->f->fs, id, &e, &e2) < 0 || kernel_fmap_from_entry(&e, &km, &e2) < 0) {
 		problem(w, "mount-bad-entry", n->index, rel, "its log entry cannot be mapped: %s", e2.msg);
 		return;
 	}

@@ -31,6 +31,9 @@
  *   replay-tool exec PROGRAM ARGS...
  *       runs PROGRAM once (output to /dev/null); prints "exec_us N status S",
  *       the wall time from fork to its exit
+ *   replay-tool rewrite LOGFILE INDEX OFFSET
+ *       moves the first extent of FILE entry INDEX to OFFSET in place, CRC
+ *       fixed up (a hostile rewrite); prints "old_offset N"
  *   replay-tool count MNT
  *       files and directories below MNT, .meta excluded: "files F dirs D"
  */
@@ -397,6 +400,46 @@ static void count_dir(int dfd, bool top, uint64_t *files, uint64_t *dirs)
 	closedir(d);
 }
 
+/*
+ * Rewrites FILE entry INDEX of a mounted file system's log in place, through
+ * its .meta/.log (the DAX mapping the daemon reads): its first extent moves
+ * to OFFSET and its CRC is made to match, as a hostile or buggy writer
+ * could.  Prints the old offset so a second call can put it back.
+ */
+static int cmd_rewrite(int argc, char **argv)
+{
+	struct famfs_log_entry *e;
+	struct famfs_log_header *h;
+	struct stat st;
+	uint64_t index, old;
+	void *map;
+	int fd;
+
+	if (argc < 5)
+		return die("rewrite", "usage: rewrite LOGFILE INDEX OFFSET");
+	index = strtoull(argv[3], NULL, 0);
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return die(argv[2], strerror(errno));
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return die("mmap", strerror(errno));
+	h = map;
+	if (index >= h->next_index || (index + 1) * sizeof(*e) + sizeof(*h) > (uint64_t)st.st_size)
+		return die("rewrite", "no such entry");
+	e = &famfs_log_entries(h)[index];
+	if (e->type != FAMFS_LOG_FILE)
+		return die("rewrite", "not a FILE entry");
+	old = e->file.se[0].offset;
+	e->file.se[0].offset = strtoull(argv[4], NULL, 0);
+	e->crc = famfs_log_entry_crc(e);
+	msync(map, (size_t)st.st_size, MS_SYNC);
+	printf("old_offset %" PRIu64 "\n", old);
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+	return 0;
+}
+
 /* Wall time from fork to exit of one run of PROGRAM ARGS, stdout/stderr to /dev/null. */
 static int cmd_exec(int argc, char **argv)
 {
@@ -443,7 +486,7 @@ static int cmd_count(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return die("usage", "replay-tool fill|view|bare|daemon|median|count|exec ...");
+		return die("usage", "replay-tool fill|view|bare|daemon|median|count|exec|rewrite ...");
 	if (!strcmp(argv[1], "fill"))
 		return cmd_fill(argc, argv);
 	if (!strcmp(argv[1], "view"))
@@ -458,5 +501,7 @@ int main(int argc, char **argv)
 		return cmd_count(argc, argv);
 	if (!strcmp(argv[1], "exec"))
 		return cmd_exec(argc, argv);
+	if (!strcmp(argv[1], "rewrite"))
+		return cmd_rewrite(argc, argv);
 	return die(argv[1], "unknown command");
 }

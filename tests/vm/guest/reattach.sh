@@ -129,6 +129,17 @@ check "still 123 files and 2 directories ($c)" test "$c" = "files 123 dirs 2"
 check "famfsctl check is clean" famfsctl check $MNT
 check "d/e/f still maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
 
+# ---- a log entry rewritten in place, CRC and all, after it was replayed --------------
+old=$(replay-tool rewrite $MNT/.meta/.log 3 0x200000 | field old_offset)
+check "entry 3 (pre00003) rewritten to point into the log, CRC fixed up" test -n "$old"
+famfsctl check $MNT >/tmp/check.rw 2>&1
+rc=$?
+sed 's/^/#   /' /tmp/check.rw | head -5
+check "famfsctl check fails (exit $rc) on the rewritten entry" test $rc -ne 0
+check "... and says the entry changed after it was replayed" grep -q 'changed after it was replayed' /tmp/check.rw
+check "entry 3 put back" sh -c "replay-tool rewrite $MNT/.meta/.log 3 $old >/dev/null"
+check "famfsctl check is clean again" famfsctl check $MNT
+
 kill -TERM $PID
 check "famfs-manager exits on SIGTERM" wait_gone $PID
 check "and unmounts the mount it adopted (its record says an earlier run made it)" test "$(nmounts)" = 0
