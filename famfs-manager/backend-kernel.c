@@ -746,9 +746,10 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, co
 
 	/*
 	 * A re-checked private copy, not the shared slot: an entry rewritten
-	 * since the replay must not hand the kernel a map the replay never saw.
+	 * since the replay must not hand the kernel a map into the metadata or
+	 * for another name.  (No second CRC pass: see famfs_fs_copy_entry.)
 	 */
-	r = famfs_fs_read_entry(f->fs, node, &e, err);
+	r = famfs_fs_copy_entry(f->fs, node, &e, err);
 	if (r == 0)
 		r = kernel_fmap_from_entry(&e, &km, err);
 	if (r < 0) {

@@ -269,7 +269,21 @@ const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t
 	return &famfs_log_entries(fs->log)[n->index];
 }
 
-int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+/* Whether a re-read entry still describes the node it was replayed as. */
+static bool entry_matches_node(const struct famfs_log_entry *e, const struct famfs_ns_node *n)
+{
+	const char *relpath = famfs_entry_relpath(e);
+
+	if (strlen(relpath) != n->path_len || memcmp(relpath, n->path, n->path_len) != 0)
+		return false;
+	if (e->type == FAMFS_LOG_FILE)
+		return n->kind == FAMFS_NS_FILE && e->file.size == n->size && e->file.mode == n->mode &&
+		       e->file.uid == n->uid && e->file.gid == n->gid;
+	return e->type == FAMFS_LOG_MKDIR && n->kind == FAMFS_NS_DIR && e->mkdir.mode == n->mode &&
+	       e->mkdir.uid == n->uid && e->mkdir.gid == n->gid;
+}
+
+static int reread_entry(struct famfs_fs *fs, uint32_t node, bool with_crc, struct famfs_log_entry *ret,
 			struct famfs_err *err)
 {
 	const struct famfs_ns_node *n = famfs_ns_node(fs->ns, node);
@@ -280,13 +294,29 @@ int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_ent
 	slot = &famfs_log_entries(fs->log)[n->index];
 	invalidate(fs, slot, sizeof(*slot));
 	memcpy(ret, slot, sizeof(*ret));
-	if (famfs_log_entry_check_integrity(ret, n->index, err) != FAMFS_OK ||
+	if ((with_crc && famfs_log_entry_check_integrity(ret, n->index, err) != FAMFS_OK) ||
 	    famfs_log_entry_check_semantics(ret, &fs->layout, err) != FAMFS_OK) {
 		famfs_err_prefix(err, "%s: log entry %" PRId64 " changed after it was replayed",
 				 fs->dev->path, n->index);
 		return -EIO;
 	}
+	if (!entry_matches_node(ret, n))
+		return famfs_err_set(err, -EIO, "%s: log entry %" PRId64 " changed after it was replayed: "
+				     "it no longer describes \"%s\" as replayed", fs->dev->path, n->index,
+				     n->path);
 	return 0;
+}
+
+int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+			struct famfs_err *err)
+{
+	return reread_entry(fs, node, true, ret, err);
+}
+
+int famfs_fs_copy_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+			struct famfs_err *err)
+{
+	return reread_entry(fs, node, false, ret, err);
 }
 
 static int cmp_str(const void *a, const void *b)

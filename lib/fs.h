@@ -121,11 +121,23 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 const struct famfs_log_entry *famfs_fs_entry(const struct famfs_fs *fs, uint32_t node);
 
 /*
- * Copies the entry that created @node and checks it again (integrity and
- * the entry's own rules, so its extents lie inside the data area); -EIO
- * when it no longer passes.
+ * Copies the entry that created @node and checks it again (integrity, the
+ * entry's own rules, so its extents lie inside the data area, and that it
+ * still names the node's path, type, size, mode and owner); -EIO when it no
+ * longer passes.
  */
 int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
+			struct famfs_err *err);
+
+/*
+ * The same without the CRC, for bulk use right after a replay (the kernel
+ * backend instantiating thousands of files): the copy must still pass the
+ * entry's rules and describe the node it was replayed as (path, type, size,
+ * mode, owner), so no map into the metadata or for another name gets out.
+ * A rewrite can always fix up a CRC; the random damage only a CRC catches is
+ * reported by the check that runs at every attach.
+ */
+int famfs_fs_copy_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
 			struct famfs_err *err);
 
 /* Takes or drops the host-local log lock (flock on the device). */

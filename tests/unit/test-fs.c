@@ -362,6 +362,49 @@ static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_read_entry(f->master, FAMFS_NS_ROOT, &copy, &err), ==, -ENOENT);
 }
 
+/* A rewrite that renames or resizes an entry is caught, by both re-reads; copy skips only the CRC. */
+static void test_copy_entry_rechecks(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec s = { .relpath = "victim", .size = 1, .mode = 0644 };
+	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry copy, saved;
+	struct famfs_err err = { 0 };
+	uint32_t node;
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, &s, 1, NULL, &node, &err), ==, 0);
+	saved = slots[0];
+	g_assert_cmpint(famfs_fs_copy_entry(f->master, node, &copy, &err), ==, 0);
+	g_assert_cmpstr(copy.file.relpath, ==, "victim");
+
+	/* Renamed, CRC fixed up */
+	g_strlcpy(slots[0].file.relpath, "other", sizeof(slots[0].file.relpath));
+	slots[0].crc = famfs_log_entry_crc(&slots[0]);
+	g_assert_cmpint(famfs_fs_copy_entry(f->master, node, &copy, &err), ==, -EIO);
+	g_assert_nonnull(strstr(err.msg, "no longer describes \"victim\""));
+	g_assert_cmpint(famfs_fs_read_entry(f->master, node, &copy, &err), ==, -EIO);
+	slots[0] = saved;
+
+	/* Resized, CRC fixed up */
+	slots[0].file.size = 2 * MiB;
+	slots[0].crc = famfs_log_entry_crc(&slots[0]);
+	g_assert_cmpint(famfs_fs_copy_entry(f->master, node, &copy, &err), ==, -EIO);
+	slots[0] = saved;
+
+	/* Into the log, CRC fixed up */
+	slots[0].file.se[0].offset = 4 * MiB;
+	slots[0].crc = famfs_log_entry_crc(&slots[0]);
+	g_assert_cmpint(famfs_fs_copy_entry(f->master, node, &copy, &err), ==, -EIO);
+	g_assert_nonnull(strstr(err.msg, "changed after it was replayed"));
+	slots[0] = saved;
+
+	/* Only the CRC damaged: read_entry notices, copy_entry by design does not */
+	slots[0].crc ^= 1;
+	g_assert_cmpint(famfs_fs_read_entry(f->master, node, &copy, &err), ==, -EIO);
+	g_assert_cmpint(famfs_fs_copy_entry(f->master, node, &copy, &err), ==, 0);
+	slots[0] = saved;
+	g_assert_cmpint(famfs_fs_read_entry(f->master, node, &copy, &err), ==, 0);
+}
+
 struct observed {
 	unsigned int calls;
 	char last[FAMFS_MAX_PATHLEN];
@@ -426,6 +469,7 @@ int main(int argc, char **argv)
 	ADD("/fs/hostile-entries", test_hostile_entries, 4);
 	ADD("/fs/bulk-replay-stalls", test_bulk_replay_stalls, 32);
 	ADD("/fs/bulk-replay-chunk-edges", test_bulk_replay_chunk_edges, 32);
+	ADD("/fs/copy-entry-rechecks", test_copy_entry_rechecks, 0);
 	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
 	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
