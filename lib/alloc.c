@@ -93,20 +93,30 @@ void famfs_alloc_unmark(struct famfs_allocator *a, uint64_t offset, uint64_t len
 	}
 }
 
-uint64_t famfs_alloc_mark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map)
+/* Marks the extents of a map given as its parts, as in a fmap or a FILE entry. */
+static uint64_t mark_map(struct famfs_allocator *a, uint32_t ext_type, uint32_t nextents,
+			 const struct famfs_simple_extent *se, const struct famfs_interleaved_extent *ie)
 {
 	uint64_t collisions = 0;
 
-	if (map->ext_type == FAMFS_EXT_SIMPLE) {
-		for (unsigned int i = 0; i < map->nextents && i < FAMFS_MAX_SIMPLE_EXTENTS; i++)
-			collisions += famfs_alloc_mark(a, map->se[i].offset, map->se[i].len);
-	} else if (map->ext_type == FAMFS_EXT_INTERLEAVED) {
-		const struct famfs_interleaved_extent *ie = &map->ie[0];
-
+	if (ext_type == FAMFS_EXT_SIMPLE) {
+		for (unsigned int i = 0; i < nextents && i < FAMFS_MAX_SIMPLE_EXTENTS; i++)
+			collisions += famfs_alloc_mark(a, se[i].offset, se[i].len);
+	} else if (ext_type == FAMFS_EXT_INTERLEAVED) {
 		for (unsigned int i = 0; i < ie->nstrips && i < FAMFS_MAX_STRIPS; i++)
 			collisions += famfs_alloc_mark(a, ie->strips[i].offset, ie->strips[i].len);
 	}
 	return collisions;
+}
+
+uint64_t famfs_alloc_mark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map)
+{
+	return mark_map(a, map->ext_type, map->nextents, map->se, &map->ie[0]);
+}
+
+uint64_t famfs_alloc_mark_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm)
+{
+	return mark_map(a, fm->ext_type, fm->nextents, fm->se, &fm->ie[0]);
 }
 
 void famfs_alloc_unmark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map)

@@ -45,6 +45,9 @@ uint64_t famfs_alloc_mark(struct famfs_allocator *a, uint64_t offset, uint64_t l
 /* Marks every extent of a FILE entry; returns units already in use. */
 uint64_t famfs_alloc_mark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map);
 
+/* The same straight from a FILE entry's map, without copying it out. */
+uint64_t famfs_alloc_mark_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm);
+
 /* Clears what famfs_alloc_mark set (undoing a failed batch). */
 void famfs_alloc_unmark(struct famfs_allocator *a, uint64_t offset, uint64_t len);
 void famfs_alloc_unmark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map);

@@ -98,18 +98,15 @@ static bool apply_entry(struct famfs_fs *fs, uint64_t i, const struct famfs_log_
 {
 	enum famfs_finding_code code;
 	bool extents_sound = false;
-	struct famfs_fmap map;
 	int r;
 
 	if (e->type == FAMFS_LOG_FILE)
 		code = famfs_file_entry_check(e, &fs->layout, &extents_sound, err);
 	else
 		code = famfs_log_entry_check_semantics(e, &fs->layout, err);
-	if (extents_sound) {
-		/* Its space stays claimed even when the file is refused. */
-		famfs_entry_get_fmap(e, &map);
-		fs->crosslinked_units += famfs_alloc_mark_fmap(&fs->alloc, &map);
-	}
+	/* Its space stays claimed even when the file is refused. */
+	if (extents_sound)
+		fs->crosslinked_units += famfs_alloc_mark_file(&fs->alloc, &e->file);
 	if (code == FAMFS_F_DELETE_ENTRY || (code == FAMFS_OK && e->type == FAMFS_LOG_ADD_DAXDEV)) {
 		*node = FAMFS_NS_NONE;
 		return true;   /* nothing to apply */
@@ -153,14 +150,6 @@ static int check_not_shrunk(const struct famfs_fs *fs, struct famfs_err *err)
 	return 0;
 }
 
-/*
- * Backlogs at least this long are copied and checked a chunk at a time, the
- * CRCs of each chunk on several threads.  One chunk-sized buffer is reused:
- * a copy of the whole log would cost a zeroed page per 4 KiB, which in a VM
- * is most of the replay.
- */
-#define REPLAY_CHUNK 2048
-
 /* Image files live in the page cache, which is coherent: nothing to invalidate. */
 static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
 {
@@ -168,15 +157,20 @@ static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
 		famfs_cache_invalidate(p, len);
 }
 
+/*
+ * Most namespace nodes one replay sets aside room for up front; a longer
+ * backlog grows the namespace as it goes.
+ */
+#define REPLAY_RESERVE_MAX (1u << 20)
+
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
 	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
-	struct famfs_log_entry *chunk = NULL, one;
 	struct famfs_replay_result local;
 	enum famfs_finding_code code;
 	struct famfs_log_header h;
-	uint8_t *codes = NULL;
+	struct famfs_log_entry e;
 	uint64_t first = fs->applied, n;
 
 	if (!res)
@@ -194,49 +188,28 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 	if (h.next_index <= first)
 		return 0;
 	n = h.next_index - first;
+	if (n > 1) {
+		/* One madvise instead of a page fault per 4 KiB; a failure only costs time. */
+		famfs_device_prefault(&slots[first], n * sizeof(*slots));
+		(void)famfs_ns_reserve(fs->ns, n < REPLAY_RESERVE_MAX ? n : REPLAY_RESERVE_MAX);
+	}
 
 	/*
-	 * Entries are checked and applied from private copies, so what was
-	 * validated is what is used even if the shared memory changes.
+	 * Each entry is invalidated, copied into @e and checked there, so what
+	 * was validated is what is applied even if the shared memory changes.
+	 * One entry at a time: a buffer for many would cost fresh zeroed pages
+	 * (and a copy of the whole log one per 4 KiB), which in a VM is most of
+	 * the replay.
 	 */
-	if (n >= REPLAY_CHUNK) {
-		chunk = malloc(REPLAY_CHUNK * sizeof(*chunk));
-		codes = malloc(REPLAY_CHUNK);
-		if (!chunk || !codes) {
-			free(chunk);
-			free(codes);
-			chunk = NULL;
-			codes = NULL;
-		} else {
-			famfs_device_prefault(&slots[first], n * sizeof(*slots));
-		}
-	}
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t i = first + k;
-		const struct famfs_log_entry *e;
 		struct famfs_err why = { 0 };
 		uint32_t node;
 
-		if (chunk) {
-			uint64_t c = k % REPLAY_CHUNK;
-
-			if (c == 0) {
-				uint64_t len = n - k < REPLAY_CHUNK ? n - k : REPLAY_CHUNK;
-
-				invalidate(fs, &slots[i], len * sizeof(*slots));
-				memcpy(chunk, &slots[i], len * sizeof(*slots));
-				famfs_log_check_integrity_range(chunk, i, len, codes);
-			}
-			e = &chunk[c];
-			code = codes[c];
-		} else {
-			invalidate(fs, &slots[i], sizeof(slots[i]));
-			memcpy(&one, &slots[i], sizeof(one));
-			e = &one;
-			code = famfs_log_entry_check_integrity(e, i, NULL);
-		}
+		invalidate(fs, &slots[i], sizeof(slots[i]));
+		memcpy(&e, &slots[i], sizeof(e));
+		code = famfs_log_entry_check_integrity(&e, i, &why);
 		if (code != FAMFS_OK) {
-			famfs_log_entry_check_integrity(e, i, &why);
 			res->stalled = true;
 			res->stalled_index = i;
 			res->stall_code = code;
@@ -244,7 +217,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 			break;
 		}
 		fs->applied = i + 1;
-		if (!apply_entry(fs, i, e, &node, &why)) {
+		if (!apply_entry(fs, i, &e, &node, &why)) {
 			note_rejected(fs, res, i, why.msg);
 			continue;
 		}
@@ -253,10 +226,8 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		res->applied++;
 		fs->replayed_total++;
 		if (fn)
-			fn(fs, i, e, node, userdata);
+			fn(fs, i, &e, node, userdata);
 	}
-	free(chunk);
-	free(codes);
 	return 0;
 }
 

@@ -81,6 +81,46 @@ static int table_resize(struct famfs_ns *ns, uint32_t size)
 	return 0;
 }
 
+/* Room for @cap nodes in the arrays indexed by node id. */
+static int grow_nodes(struct famfs_ns *ns, uint32_t cap)
+{
+	struct famfs_ns_node *nodes;
+	uint32_t *hashes;
+
+	nodes = realloc(ns->nodes, sizeof(*nodes) * cap);
+	if (!nodes)
+		return -ENOMEM;
+	ns->nodes = nodes;
+	hashes = realloc(ns->hashes, sizeof(*hashes) * cap);
+	if (!hashes)
+		return -ENOMEM;
+	ns->hashes = hashes;
+	ns->cap = cap;
+	return 0;
+}
+
+int famfs_ns_reserve(struct famfs_ns *ns, uint32_t n)
+{
+	uint64_t want = (uint64_t)ns->nnodes + n, size;
+	int r;
+
+	if (want >= UINT32_MAX - 1)
+		return -ENOSPC;
+	if (want > ns->cap) {
+		r = grow_nodes(ns, want);
+		if (r < 0)
+			return r;
+	}
+	/* The table is kept at most half full. */
+	for (size = ns->table_size ? ns->table_size : 128; want * 2 > size; size *= 2)
+		;
+	if (size > (1u << 31))
+		return -ENOSPC;
+	if (size > ns->table_size)
+		return table_resize(ns, size);
+	return 0;
+}
+
 static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t hash,
 		    uint32_t *ret_id)
 {
@@ -91,18 +131,9 @@ static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t 
 	if (ns->nnodes == UINT32_MAX - 1)
 		return -ENOSPC;
 	if (ns->nnodes == ns->cap) {
-		uint32_t cap = ns->cap ? ns->cap * 2 : 64;
-		struct famfs_ns_node *nodes = realloc(ns->nodes, sizeof(*nodes) * cap);
-		uint32_t *hashes;
-
-		if (!nodes)
-			return -ENOMEM;
-		ns->nodes = nodes;
-		hashes = realloc(ns->hashes, sizeof(*hashes) * cap);
-		if (!hashes)
-			return -ENOMEM;
-		ns->hashes = hashes;
-		ns->cap = cap;
+		r = grow_nodes(ns, ns->cap ? (ns->cap < UINT32_MAX / 2 ? ns->cap * 2 : UINT32_MAX - 1) : 64);
+		if (r < 0)
+			return r;
 	}
 	if ((uint64_t)(ns->nnodes + 1) * 2 > ns->table_size) {
 		r = table_resize(ns, ns->table_size ? ns->table_size * 2 : 128);

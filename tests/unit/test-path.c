@@ -83,6 +83,8 @@ static void test_namespace(void)
 
 	g_assert_cmpint(famfs_ns_new(&ns), ==, 0);
 	g_assert_cmpint(famfs_ns_add(ns, "a", FAMFS_NS_DIR, 0755, 0, 0, 0, 0, &id), ==, 0);
+	/* Room for fewer than are added: it grows past the reservation. */
+	g_assert_cmpint(famfs_ns_reserve(ns, 3000), ==, 0);
 	g_assert_cmpint(famfs_ns_add(ns, "a/f", FAMFS_NS_FILE, 0644, 1, 2, 100, 1, NULL), ==, 0);
 	g_assert_cmpint(famfs_ns_add(ns, "a/f", FAMFS_NS_FILE, 0644, 1, 2, 100, 2, NULL), ==, -EEXIST);
 	g_assert_cmpint(famfs_ns_add(ns, "b/f", FAMFS_NS_FILE, 0644, 1, 2, 100, 3, NULL), ==, -ENOENT);
