@@ -544,9 +544,7 @@ static int parent_fd(struct kstate *ks, const struct famfs_ns_node *n, const cha
 
 	*owned = !ks->caching;
 	if (ks->caching && ks->pfd >= 0 && ks->pnode == n->parent) {
-		const char *slash = strrchr(n->path, '/');
-
-		*name = slash ? slash + 1 : n->path;
+		*name = n->path + n->name_off;
 		return ks->pfd;
 	}
 	dfd = open_parent(ks->root, n->path, name);
@@ -677,13 +675,6 @@ static int create_by_open(struct fsys *f, struct kstate *ks, const struct famfs_
 	return r;
 }
 
-static const char *last_component(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * Creates the queued files in @dfd, their parent, with one MKFILES call,
  * or one at a time when the call as a whole fails.  @report: print and
@@ -711,7 +702,7 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 		r = kernel_mkfiles_result(ks->batch, i, &node, &km);
 		n = famfs_ns_node(f->fs->ns, node);
 		if (call < 0) {
-			r = create_by_open(f, ks, n, km, dfd, last_component(n->path), !report, &e);
+			r = create_by_open(f, ks, n, km, dfd, n->path + n->name_off, !report, &e);
 		} else if (r == 0) {
 			ks->st.created++;
 		} else if (r == -EEXIST) {

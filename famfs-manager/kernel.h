@@ -2,10 +2,9 @@
 /*
  * The kernel backend (famfs.ko): mount -t famfs, the .meta files, files
  * made in MKFILES batches (or one MAP_CREATE_V2 each), fault counters from
- * /sys/fs/famfs.  The pure
- * helpers (building and comparing ioctl maps, reading the counters, module
- * detection) take their inputs as arguments so the unit tests can run them
- * without the module.
+ * /sys/fs/famfs.  The pure helpers (building and comparing ioctl maps,
+ * reading the counters, module detection) take their inputs as arguments so
+ * the unit tests can run them without the module.
  */
 #ifndef FAMFS_MANAGER_KERNEL_H
 #define FAMFS_MANAGER_KERNEL_H
