@@ -424,7 +424,7 @@ int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags
 	if (r < 0)
 		goto done;
 	/* Right-sized at once (each entry adds at most one node); growing is the fallback. */
-	(void)famfs_ns_reserve(c.ns, end < (1u << 20) ? end : (1u << 20));
+	(void)famfs_ns_reserve(c.ns, end);
 	for (uint64_t i = 0; i < end && !c.oom; i++)
 		check_entry(&c, i);
 	if (!c.oom)

@@ -157,12 +157,6 @@ static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
 		famfs_cache_invalidate(p, len);
 }
 
-/*
- * Most namespace nodes one replay sets aside room for up front; a longer
- * backlog grows the namespace as it goes.
- */
-#define REPLAY_RESERVE_MAX (1u << 20)
-
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
@@ -191,7 +185,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 	if (n > 1) {
 		/* One madvise instead of a page fault per 4 KiB; a failure only costs time. */
 		famfs_device_prefault(&slots[first], n * sizeof(*slots));
-		(void)famfs_ns_reserve(fs->ns, n < REPLAY_RESERVE_MAX ? n : REPLAY_RESERVE_MAX);
+		(void)famfs_ns_reserve(fs->ns, n);
 	}
 
 	/*

@@ -99,11 +99,12 @@ static int grow_nodes(struct famfs_ns *ns, uint32_t cap)
 	return 0;
 }
 
-int famfs_ns_reserve(struct famfs_ns *ns, uint32_t n)
+int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n)
 {
-	uint64_t want = (uint64_t)ns->nnodes + n, size;
+	uint64_t want, size;
 	int r;
 
+	want = (uint64_t)ns->nnodes + (n < FAMFS_NS_RESERVE_MAX ? n : FAMFS_NS_RESERVE_MAX);
 	if (want >= UINT32_MAX - 1)
 		return -ENOSPC;
 	if (want > ns->cap) {

@@ -43,10 +43,12 @@ int famfs_ns_new(struct famfs_ns **ret);
 struct famfs_ns *famfs_ns_free(struct famfs_ns *ns);
 
 /*
- * Sets aside room for @n more nodes (arrays and hash table), so that adding
- * them reallocates nothing.  Only an optimisation: adding grows as needed.
+ * Sets aside room for @n more nodes (arrays and hash table), at most
+ * FAMFS_NS_RESERVE_MAX of them, so that adding them reallocates nothing.
+ * Only an optimisation: adding grows as needed.
  */
-int famfs_ns_reserve(struct famfs_ns *ns, uint32_t n);
+#define FAMFS_NS_RESERVE_MAX (1u << 20)
+int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n);
 
 /* Node id of @path (length @len, no trailing slash; "" is the root), or FAMFS_NS_NONE. */
 uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len);
