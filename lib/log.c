@@ -96,7 +96,7 @@ enum famfs_finding_code famfs_log_entry_check_integrity(const struct famfs_log_e
  * independent: large ranges are split over a few threads.
  */
 #define INTEGRITY_THREADS_MAX 4
-#define INTEGRITY_PER_THREAD_MIN 1024
+#define INTEGRITY_PER_THREAD_MIN 4096
 
 struct integrity_job {
 	const struct famfs_log_entry *entries;
