@@ -41,11 +41,16 @@ static int famfs_mkfile_name(const struct famfs_ioc_mkfile *req,
 	return 0;
 }
 
-/* One file of a MKFILES batch; @dir is locked by the caller. */
-static int famfs_mkfile(struct file *dirfile, struct dentry *parent,
-			const struct famfs_ioc_mkfile *req, char *name)
+/*
+ * One file of a MKFILES batch.  The request is copied in and checked before
+ * the directory is locked; the lock covers only the lookup, the create and
+ * handing the map over.
+ */
+static int famfs_mkfile(struct file *dirfile, const struct famfs_ioc_mkfile *req,
+			char *name)
 {
 	famfs_idmap_t idmap = famfs_file_idmap(dirfile);
+	struct dentry *parent = dirfile->f_path.dentry;
 	struct inode *dir = d_inode(parent);
 	struct famfs_file_meta *meta;
 	struct dentry *dentry;
@@ -74,10 +79,14 @@ static int famfs_mkfile(struct file *dirfile, struct dentry *parent,
 	if (rc)
 		goto free_meta;
 
+	inode_lock_nested(dir, I_MUTEX_PARENT);
+	rc = -ENOENT;
+	if (IS_DEADDIR(dir))
+		goto unlock;
 	dentry = famfs_lookup_one(idmap, name, req->name_len, parent);
 	if (IS_ERR(dentry)) {
 		rc = PTR_ERR(dentry);
-		goto free_meta;
+		goto unlock;
 	}
 	rc = -EEXIST;
 	if (d_really_is_positive(dentry))
@@ -93,13 +102,13 @@ static int famfs_mkfile(struct file *dirfile, struct dentry *parent,
 	d_inode(dentry)->i_uid = uid;
 	d_inode(dentry)->i_gid = gid;
 	rc = famfs_install_meta(d_inode(dentry), meta);
-	if (!rc) {
-		dput(dentry);
-		return 0;
-	}
-	/* Someone else's MAP_CREATE won the moment the name was visible */
+	if (!rc)
+		meta = NULL;	/* the inode has it now */
+	/* else someone else's MAP_CREATE won the moment the name was visible */
 put_dentry:
 	dput(dentry);
+unlock:
+	inode_unlock(dir);
 free_meta:
 	famfs_meta_free(meta);
 	return rc;
@@ -107,8 +116,6 @@ free_meta:
 
 static long famfs_ioc_mkfiles(struct file *file, void __user *arg)
 {
-	struct dentry *parent = file->f_path.dentry;
-	struct inode *dir = d_inode(parent);
 	struct famfs_ioc_mkfile __user *ureq;
 	struct famfs_ioc_mkfiles batch;
 	struct famfs_ioc_mkfile req;
@@ -137,12 +144,7 @@ static long famfs_ioc_mkfiles(struct file *file, void __user *arg)
 			rc = -EFAULT;
 			break;
 		}
-		inode_lock_nested(dir, I_MUTEX_PARENT);
-		if (IS_DEADDIR(dir))
-			req.result = -ENOENT;
-		else
-			req.result = famfs_mkfile(file, parent, &req, name);
-		inode_unlock(dir);
+		req.result = famfs_mkfile(file, &req, name);
 		if (!req.result)
 			made++;
 		if (put_user(req.result, &ureq[i].result)) {
