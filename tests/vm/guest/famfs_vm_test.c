@@ -278,6 +278,33 @@ static int create_file(const char *rel)
 	return open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
 }
 
+/*
+ * Runs @fn(@arg) in a child that dropped to uid and gid 65534; returns its
+ * exit status (100: it could not drop them), or -1 if it did not exit.
+ */
+static int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int wst = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &wst, 0) < 0 || !WIFEXITED(wst))
+		return -1;
+	return WEXITSTATUS(wst);
+}
+
+/* Child exit codes for an unprivileged call: 0 EPERM, 102 success, 103 other */
+static int eperm_status(long rc)
+{
+	return rc == -EPERM ? 0 : rc >= 0 ? 102 : 103;
+}
+
 /* ---- file system state shared by the tests ------------------------------- */
 
 static uint64_t log_len;
@@ -963,6 +990,16 @@ static void test_truncate(void)
 }
 
 /* Every bad MAP_CREATE argument, each on its own fresh file */
+/* as_nobody(): MAP_CREATE_V2 of a 4 KiB file on bad_unpriv at device offset *@arg */
+static int unpriv_map_create(void *arg)
+{
+	int fd = open(MNT "/bad_unpriv", O_RDWR);
+
+	if (fd < 0)
+		return 101;
+	return eperm_status(one_v2(fd, 4096, *(uint64_t *)arg, ALIGN_2M));
+}
+
 static void test_bad_ioctls(void)
 {
 	uint64_t base = data0 + 170 * MiB, tiny = 4096;
@@ -1135,31 +1172,11 @@ static void test_bad_ioctls(void)
 	close(fd);
 
 	/* Only CAP_SYS_ADMIN may hand out device memory */
-	{
-		pid_t pid;
-		int wst = 0;
-
-		fd = create_file("bad_unpriv");
-		fchmod(fd, 0666);
-		close(fd);
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			int r;
-
-			if (setgid(65534) || setuid(65534))
-				_exit(100);
-			fd = open(MNT "/bad_unpriv", O_RDWR);
-			if (fd < 0)
-				_exit(101);
-			r = one_v2(fd, tiny, base, ALIGN_2M);
-			_exit(r == -EPERM ? 0 : r == 0 ? 102 : 103);
-		}
-		waitpid(pid, &wst, 0);
-		tap(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
-		    "MAP_CREATE_V2 by an unprivileged user -> EPERM (child exit %d)",
-		    WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
-	}
+	fd = create_file("bad_unpriv");
+	fchmod(fd, 0666);
+	close(fd);
+	rc = as_nobody(unpriv_map_create, &base);
+	tap(rc == 0, "MAP_CREATE_V2 by an unprivileged user -> EPERM (child exit %d)", rc);
 
 	/* Not famfs: a tmpfs file, a famfs directory, the block device */
 	fd = open("/tmp/not-famfs", O_RDWR | O_CREAT, 0644);
@@ -1224,8 +1241,23 @@ static int mkfile_one(int dfd, struct mkf_req *r)
 	return rc < 0 ? (int)rc : r->f.result;
 }
 
+struct unpriv_mkfiles {
+	int dfd;
+	struct famfs_ioc_mkfile *req;
+};
+
+/* as_nobody(): one MKFILES request */
+static int unpriv_mkfiles(void *arg)
+{
+	struct unpriv_mkfiles *u = arg;
+
+	return eperm_status(mkfiles(u->dfd, u->req, 1, 0));
+}
+
 static void test_mkfiles(void)
 {
+	struct unpriv_mkfiles unpriv;
+	int st_child;
 	uint64_t base = data0 + 300 * MiB;
 	struct famfs_ioc_simple_extent st[2];
 	struct famfs_ioc_get_fmap got;
@@ -1384,25 +1416,11 @@ static void test_mkfiles(void)
 	fd = open("/tmp", O_RDONLY | O_DIRECTORY);
 	tap_errno((int)mkfiles(fd, &bad.f, 1, 0), ENOTTY, "MKFILES on a tmpfs directory");
 	close(fd);
-	{
-		pid_t pid;
-		int wst = 0;
-
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			long c;
-
-			if (setgid(65534) || setuid(65534))
-				_exit(100);
-			c = mkfiles(dfd, &bad.f, 1, 0);
-			_exit(c == -EPERM ? 0 : c >= 0 ? 102 : 103);
-		}
-		waitpid(pid, &wst, 0);
-		tap(WIFEXITED(wst) && WEXITSTATUS(wst) == 0 && !exists(MNT "/mkf/x"),
-		    "MKFILES by an unprivileged user -> EPERM (child exit %d)",
-		    WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
-	}
+	unpriv.dfd = dfd;
+	unpriv.req = &bad.f;
+	st_child = as_nobody(unpriv_mkfiles, &unpriv);
+	tap(st_child == 0 && !exists(MNT "/mkf/x"),
+	    "MKFILES by an unprivileged user -> EPERM (child exit %d)", st_child);
 	tap(mount(NULL, MNT, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0,
 	    "MKFILES: remount the mount read-only");
 	tap_errno((int)mkfiles(dfd, &bad.f, 1, 0), EROFS, "MKFILES on a read-only mount");
