@@ -297,11 +297,11 @@ static void test_bulk_replay_stalls(struct fixture *f, gconstpointer data)
 }
 
 /*
- * Replay checks a long backlog a chunk at a time: a bad entry first or last
- * in a chunk, or in the short last chunk, stops it exactly there too, and
- * every file before it is in the namespace.
+ * A bad entry anywhere in a long backlog (first, second, around 2048 and
+ * 8192 entry boundaries where bulk copies once split the work, last) stops
+ * the replay exactly there, with every file before it in the namespace.
  */
-static void test_bulk_replay_chunk_edges(struct fixture *f, gconstpointer data)
+static void test_bulk_replay_stall_positions(struct fixture *f, gconstpointer data)
 {
 	enum { N = 9000 };
 	static const unsigned int bad_at[] = { 0, 1, 2047, 2048, 4095, 6144, 8191, 8192, N - 1 };
@@ -468,7 +468,7 @@ int main(int argc, char **argv)
 	ADD("/fs/torn-tail-retried", test_torn_tail_retried, 4);
 	ADD("/fs/hostile-entries", test_hostile_entries, 4);
 	ADD("/fs/bulk-replay-stalls", test_bulk_replay_stalls, 32);
-	ADD("/fs/bulk-replay-chunk-edges", test_bulk_replay_chunk_edges, 32);
+	ADD("/fs/bulk-replay-stall-positions", test_bulk_replay_stall_positions, 32);
 	ADD("/fs/copy-entry-rechecks", test_copy_entry_rechecks, 0);
 	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
