@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +116,16 @@ struct kstate {
 	/* files queued for MKFILES; mkfiles false once the module said ENOTTY */
 	struct kernel_mkfiles *batch;
 	bool mkfiles;
+	/*
+	 * What attach is to make, in log order.  On a fresh mount the replay
+	 * fills it (kernel_instantiate) while the worker empties it.
+	 */
+	struct kernel_queue *queue;
+	pthread_t worker;
+	bool streaming;           /* the worker runs; joined at attach */
+	bool overlapped;          /* this attach streamed */
+	uint64_t fill_errors;     /* nodes the replay could not queue */
+	uint64_t t_prepared;      /* when the mount and .meta were done */
 };
 
 static uint64_t mono_usec(void)
@@ -533,27 +544,27 @@ static int read_umask(void)
 }
 
 /*
- * The directory that holds @n, and the last component of its path.  During
+ * The directory that holds @it, and the last component of its path.  During
  * attach the descriptor is kept for the next sibling (*owned false: do not
  * close it); otherwise the caller closes it.
  */
-static int parent_fd(struct kstate *ks, const struct famfs_ns_node *n, const char **name, bool *owned)
+static int parent_fd(struct kstate *ks, const struct kernel_item *it, const char **name, bool *owned)
 {
 	struct stat st;
 	int dfd;
 
 	*owned = !ks->caching;
-	if (ks->caching && ks->pfd >= 0 && ks->pnode == n->parent) {
-		*name = n->path + n->name_off;
+	if (ks->caching && ks->pfd >= 0 && ks->pnode == it->parent) {
+		*name = it->path + it->name_off;
 		return ks->pfd;
 	}
-	dfd = open_parent(ks->root, n->path, name);
+	dfd = open_parent(ks->root, it->path, name);
 	if (dfd < 0 || !ks->caching)
 		return dfd;
 	if (ks->pfd >= 0)
 		close(ks->pfd);
 	ks->pfd = dfd;
-	ks->pnode = n->parent;
+	ks->pnode = it->parent;
 	ks->pgid = (gid_t)-1;
 	if (fstat(dfd, &st) == 0)
 		ks->pgid = (st.st_mode & S_ISGID) ? st.st_gid : getegid();
@@ -568,7 +579,44 @@ static void parent_cache_drop(struct kstate *ks)
 	ks->caching = false;
 }
 
-static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs_ns_node *n,
+/*
+ * What the mount is to get for @node: its path, mode, owner and, for a
+ * file, its map, all by value.  @e is the entry as the replay validated
+ * it; without one, a re-checked private copy is read from the log, never
+ * the shared slot: an entry rewritten since the replay must not hand the
+ * kernel a map into the metadata or for another name.  (No second CRC
+ * pass there: see famfs_fs_copy_entry.)
+ */
+static int item_fill(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, struct kernel_item *it,
+		     struct famfs_err *err)
+{
+	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	struct famfs_log_entry copy;
+	int r;
+
+	if (!n || node == FAMFS_NS_ROOT)
+		return famfs_err_set(err, -ENOENT, "no namespace node %" PRIu32, node);
+	if (n->path_len >= sizeof(it->path))
+		return famfs_err_set(err, -ENAMETOOLONG, "\"%s\": path too long", n->path);
+	memcpy(it->path, n->path, n->path_len + 1);
+	it->node = node;
+	it->parent = n->parent;
+	it->name_off = n->name_off;
+	it->dir = n->kind == FAMFS_NS_DIR;
+	it->mode = it->dir ? n->mode & 07777 : file_mode(f, n->mode);
+	it->uid = n->uid;
+	it->gid = n->gid;
+	if (it->dir)
+		return 0;
+	r = e ? 0 : famfs_fs_copy_entry(f->fs, node, &copy, err);
+	if (r == 0)
+		r = kernel_fmap_from_entry(e ? e : &copy, &it->map, err);
+	if (r < 0)
+		famfs_err_prefix(err, "\"%s\": ", n->path);
+	return r;
+}
+
+static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct kernel_item *it,
 			   struct famfs_err *err)
 {
 	bool owned;
@@ -576,28 +624,28 @@ static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs
 	struct stat st;
 	int dfd, r;
 
-	dfd = parent_fd(ks, n, &name, &owned);
+	dfd = parent_fd(ks, it, &name, &owned);
 	if (dfd < 0)
-		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", it->path,
 				     strerror(-dfd));
-	if (mkdirat(dfd, name, n->mode & 07777) == 0) {
+	if (mkdirat(dfd, name, it->mode) == 0) {
 		r = 0;
-		if (fchownat(dfd, name, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    fchmodat(dfd, name, n->mode & 07777, 0) < 0)
-			r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path,
+		if (fchownat(dfd, name, it->uid, it->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fchmodat(dfd, name, it->mode, 0) < 0)
+			r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", it->path,
 					  strerror(errno));
 		ks->st.created++;
 	} else if (errno == EEXIST) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			r = famfs_err_set(err, -errno, "\"%s\": %s", n->path, strerror(errno));
+			r = famfs_err_set(err, -errno, "\"%s\": %s", it->path, strerror(errno));
 		else if (!S_ISDIR(st.st_mode))
-			r = conflict(f, ks, err, "\"%s\" is a directory in the log but not in the mount", n->path);
+			r = conflict(f, ks, err, "\"%s\" is a directory in the log but not in the mount", it->path);
 		else
-			r = compare_owner(f, ks, n->path, &st, n->mode & 07777, n->uid, n->gid, err);
+			r = compare_owner(f, ks, it->path, &st, it->mode, it->uid, it->gid, err);
 		if (r == 0)
 			ks->st.existed++;
 	} else {
-		r = famfs_err_set(err, -errno, "cannot create directory \"%s\" in the mount: %s", n->path,
+		r = famfs_err_set(err, -errno, "cannot create directory \"%s\" in the mount: %s", it->path,
 				  strerror(errno));
 	}
 	if (owned)
@@ -606,11 +654,11 @@ static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct famfs
 }
 
 /* An existing file: its map and its owner must be what the log says. */
-static int verify_file(struct fsys *f, struct kstate *ks, const char *rel, const struct kernel_fmap *want,
-		       uint32_t mode, uint32_t uid, uint32_t gid, struct famfs_err *err)
+static int verify_file(struct fsys *f, struct kstate *ks, const struct kernel_item *it, struct famfs_err *err)
 {
 	struct famfs_ioc_get_fmap got;
 	struct famfs_err e2 = {0};
+	const char *rel = it->path;
 	struct stat st;
 	int fd, r;
 
@@ -629,42 +677,41 @@ static int verify_file(struct fsys *f, struct kstate *ks, const char *rel, const
 		return conflict(f, ks, err, "\"%s\" is in the mount without a famfs map (%s)", rel, strerror(r));
 	}
 	close(fd);
-	if (kernel_fmap_compare(&got, want, &e2) < 0)
+	if (kernel_fmap_compare(&got, &it->map, &e2) < 0)
 		return conflict(f, ks, err, "\"%s\" differs from its log entry: %s", rel, e2.msg);
-	return compare_owner(f, ks, rel, &st, mode, uid, gid, err);
+	return compare_owner(f, ks, rel, &st, it->mode, it->uid, it->gid, err);
 }
 
 /* One file without MKFILES: open(O_CREAT | O_EXCL), fchown, fchmod, MAP_CREATE_V2, close. */
-static int create_by_open(struct fsys *f, struct kstate *ks, const struct famfs_ns_node *n,
-			  const struct kernel_fmap *km, int dfd, const char *name, bool owned,
-			  struct famfs_err *err)
+static int create_by_open(struct fsys *f, struct kstate *ks, const struct kernel_item *it, int dfd,
+			  const char *name, bool owned, struct famfs_err *err)
 {
-	uint32_t mode = file_mode(f, n->mode);
 	bool fix_owner, fix_mode;
 	int fd, r;
 
-	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, it->mode);
 	if (fd < 0 && errno == EEXIST) {
-		r = verify_file(f, ks, n->path, km, mode, n->uid, n->gid, err);
+		r = verify_file(f, ks, it, err);
 		if (r == 0)
 			ks->st.existed++;
 		return r;
 	}
 	if (fd < 0)
-		return famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", n->path,
+		return famfs_err_set(err, -errno, "cannot create \"%s\" in the mount: %s", it->path,
 				     strerror(errno));
 	/*
 	 * A new file belongs to our euid and to the directory's gid (setgid
 	 * directory) or our egid, with the mode open(2) got less the umask.
 	 * Outside attach's cache, or with special bits, both are always set.
 	 */
-	fix_owner = owned || n->uid != ks->euid || n->gid != ks->pgid || ks->pgid == (gid_t)-1;
-	fix_mode = owned || fix_owner || ks->umask < 0 || (mode & 07000) || (mode & (uint32_t)ks->umask);
+	fix_owner = owned || it->uid != ks->euid || it->gid != ks->pgid || ks->pgid == (gid_t)-1;
+	fix_mode = owned || fix_owner || ks->umask < 0 || (it->mode & 07000) ||
+		   (it->mode & (uint32_t)ks->umask);
 	r = 0;
-	if ((fix_owner && fchown(fd, n->uid, n->gid) < 0) || (fix_mode && fchmod(fd, mode) < 0))
-		r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", n->path, strerror(errno));
-	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &km->fmap) < 0)
-		r = famfs_err_set(err, -errno, "\"%s\": MAP_CREATE_V2 failed: %s", n->path, strerror(errno));
+	if ((fix_owner && fchown(fd, it->uid, it->gid) < 0) || (fix_mode && fchmod(fd, it->mode) < 0))
+		r = famfs_err_set(err, -errno, "\"%s\": cannot set owner and mode: %s", it->path, strerror(errno));
+	if (r == 0 && ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &it->map.fmap) < 0)
+		r = famfs_err_set(err, -errno, "\"%s\": MAP_CREATE_V2 failed: %s", it->path, strerror(errno));
 	close(fd);
 	if (r < 0) {
 		/* No file without its map stays behind. */
@@ -683,7 +730,7 @@ static int create_by_open(struct fsys *f, struct kstate *ks, const struct famfs_
  */
 static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report, struct famfs_err *err)
 {
-	uint32_t count = ks->batch ? kernel_mkfiles_count(ks->batch) : 0, node;
+	uint32_t count = ks->batch ? kernel_mkfiles_count(ks->batch) : 0;
 	const struct kernel_fmap *km;
 	int call, r = 0;
 
@@ -696,21 +743,22 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 		ks->mkfiles = false;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		const struct famfs_ns_node *n;
+		const struct kernel_item *it;
 		struct famfs_err e = {0};
+		void *tag;
 
-		r = kernel_mkfiles_result(ks->batch, i, &node, &km);
-		n = famfs_ns_node(f->fs->ns, node);
+		r = kernel_mkfiles_result(ks->batch, i, &tag, &km);
+		it = tag;
 		if (call < 0) {
-			r = create_by_open(f, ks, n, km, dfd, n->path + n->name_off, !report, &e);
+			r = create_by_open(f, ks, it, dfd, it->path + it->name_off, !report, &e);
 		} else if (r == 0) {
 			ks->st.created++;
 		} else if (r == -EEXIST) {
-			r = verify_file(f, ks, n->path, km, file_mode(f, n->mode), n->uid, n->gid, &e);
+			r = verify_file(f, ks, it, &e);
 			if (r == 0)
 				ks->st.existed++;
 		} else {
-			r = famfs_err_set(&e, r, "cannot create \"%s\" in the mount: MKFILES: %s", n->path,
+			r = famfs_err_set(&e, r, "cannot create \"%s\" in the mount: MKFILES: %s", it->path,
 					  strerror(-r));
 		}
 		if (!report) {
@@ -726,65 +774,99 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 }
 
 /* 1: queued for the next MKFILES call (attach); 0 or -errno: done. */
-static int instantiate_file(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_ns_node *n,
-			    struct famfs_err *err)
+static int instantiate_file(struct fsys *f, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
 {
-	struct famfs_log_entry e;
-	struct kernel_fmap km;
 	const char *name;
 	bool owned;
 	int dfd, r;
 
-	/*
-	 * A re-checked private copy, not the shared slot: an entry rewritten
-	 * since the replay must not hand the kernel a map into the metadata or
-	 * for another name.  (No second CRC pass: see famfs_fs_copy_entry.)
-	 */
-	r = famfs_fs_copy_entry(f->fs, node, &e, err);
-	if (r == 0)
-		r = kernel_fmap_from_entry(&e, &km, err);
-	if (r < 0) {
-		famfs_err_prefix(err, "\"%s\": ", n->path);
-		return r;
-	}
-	dfd = parent_fd(ks, n, &name, &owned);
+	dfd = parent_fd(ks, it, &name, &owned);
 	if (dfd < 0)
-		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", n->path,
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", it->path,
 				     strerror(-dfd));
 	if (ks->mkfiles &&
-	    kernel_mkfiles_add(ks->batch, n->parent, node, name, file_mode(f, n->mode), n->uid, n->gid, &km)) {
+	    kernel_mkfiles_add(ks->batch, it->parent, it, name, it->mode, it->uid, it->gid, &it->map)) {
 		if (!owned)
 			return 1;
 		r = mkfiles_flush(f, ks, dfd, false, err);
 	} else {
-		r = create_by_open(f, ks, n, &km, dfd, name, owned, err);
+		r = create_by_open(f, ks, it, dfd, name, owned, err);
 	}
 	if (owned)
 		close(dfd);
 	return r;
 }
 
-static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, struct famfs_err *err)
+/*
+ * Makes @it in the mount (or, during attach, may queue it for the next
+ * MKFILES call: it must then stay where it is until that batch is sent).
+ */
+static int instantiate_item(struct fsys *f, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
 	uint32_t queued = ks->batch ? kernel_mkfiles_count(ks->batch) : 0;
 	int r;
 
-	if (!n || node == FAMFS_NS_ROOT)
-		return 0;
 	/* The queue's directory is the cached parent until parent_fd moves on. */
-	if (queued && (n->kind == FAMFS_NS_DIR || n->parent != kernel_mkfiles_parent(ks->batch) ||
-		       queued == KERNEL_MKFILES_MAX))
+	if (queued && (it->dir || it->parent != kernel_mkfiles_parent(ks->batch) || queued == KERNEL_MKFILES_MAX))
 		mkfiles_flush(f, ks, ks->pfd, true, NULL);
-	if (n->kind == FAMFS_NS_DIR)
-		r = instantiate_dir(f, ks, n, err);
-	else
-		r = instantiate_file(f, ks, node, n, err);
+	r = it->dir ? instantiate_dir(f, ks, it, err) : instantiate_file(f, ks, it, err);
 	if (r > 0)
 		return 0;
 	if (r < 0 && r != -EEXIST)
 		ks->st.errors++;
 	return r;
+}
+
+/* Makes every item in the queue, reporting failures; waits for more when @wait. */
+static void consume_queue(struct fsys *f, struct kstate *ks, bool wait)
+{
+	struct kernel_item *it;
+
+	while ((it = kernel_queue_next(ks->queue, wait)) != NULL) {
+		struct famfs_err e = {0};
+
+		if (instantiate_item(f, ks, it, &e) < 0)
+			fprintf(stderr, "%s: %s\n", f->mountpoint, e.msg);
+		kernel_queue_release(ks->queue, ks->batch ? kernel_mkfiles_count(ks->batch) : 0);
+	}
+}
+
+/* The last batch, and the directory cache, once no more items come. */
+static void consume_end(struct fsys *f, struct kstate *ks)
+{
+	mkfiles_flush(f, ks, ks->pfd, true, NULL);
+	kernel_queue_release(ks->queue, 0);
+	parent_cache_drop(ks);
+}
+
+/*
+ * The worker of an attach that overlaps the replay: it makes what the
+ * replay produces, in log order, until the queue is closed.  It owns the
+ * kstate's parent cache, batch and counters until it is joined.
+ */
+static void *instantiate_thread(void *arg)
+{
+	struct fsys *f = arg;
+	struct kstate *ks = f->backend_data;
+
+	consume_queue(f, ks, true);
+	consume_end(f, ks);
+	return NULL;
+}
+
+/* Outside attach: @node is made right away, with its result returned. */
+static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
+			  struct famfs_err *err)
+{
+	struct kernel_item it;
+	int r;
+
+	r = item_fill(f, node, e, &it, err);
+	if (r < 0) {
+		ks->st.errors++;
+		return r;
+	}
+	return instantiate_item(f, ks, &it, err);
 }
 
 /* ---- the adopt record ---------------------------------------------------- */
@@ -977,25 +1059,42 @@ static struct kstate_dir *state_find_dir(struct kstate *ks, uint32_t node)
 	return NULL;
 }
 
-static int kernel_instantiate(struct fsys *f, uint32_t node, struct famfs_err *err)
+static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
+			      struct famfs_err *err)
 {
 	struct kstate *ks = f->backend_data;
 	const struct famfs_ns_node *n;
 	struct kstate_dir *pd, now;
+	struct kernel_item *it;
 	bool track;
 	int r;
 
-	/* Before the mount is ready, attach instantiates the whole namespace. */
-	if (!ks || !ks->ready)
+	if (!ks)
 		return 0;
 	n = famfs_ns_node(f->fs->ns, node);
+	if (!n || node == FAMFS_NS_ROOT)
+		return 0;
+	if (ks->streaming) {
+		/* The replay at attach: the worker makes it. */
+		it = kernel_queue_reserve(ks->queue);
+		r = it ? item_fill(f, node, e, it, err) : famfs_err_set(err, -ENOBUFS, "queue closed");
+		if (r < 0) {
+			ks->fill_errors++;
+			return r;
+		}
+		kernel_queue_commit(ks->queue);
+		return 0;
+	}
+	/* Before the mount is ready, attach instantiates the whole namespace. */
+	if (!ks->ready)
+		return 0;
 	/* The record stays trusted only when this is the next node and its
 	 * directory is as we left it. */
-	pd = n ? state_find_dir(ks, n->parent) : NULL;
+	pd = state_find_dir(ks, n->parent);
 	track = ks->state_fd >= 0 && ks->sh.nodes_done == node && pd &&
 		dir_now(f, ks, n->parent, &now) == 0 && now.ino == pd->ino &&
 		now.ctime_sec == pd->ctime_sec && now.ctime_nsec == pd->ctime_nsec;
-	r = do_instantiate(f, ks, node, err);
+	r = do_instantiate(f, ks, node, e, err);
 	if (!track || r < 0 || dir_now(f, ks, n->parent, pd) < 0 ||
 	    (n->kind == FAMFS_NS_DIR && state_add_dir(f, ks, node) < 0)) {
 		state_distrust(ks);
@@ -1110,8 +1209,20 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 
 /* ---- attach / detach --------------------------------------------------- */
 
+/* Waits for the worker of a streaming attach, if one runs. */
+static void stop_streaming(struct fsys *f, struct kstate *ks)
+{
+	if (!ks->streaming)
+		return;
+	kernel_queue_close(ks->queue);
+	pthread_join(ks->worker, NULL);
+	ks->streaming = false;
+	ks->st.errors += ks->fill_errors;
+}
+
 static void release(struct fsys *f, struct kstate *ks)
 {
+	stop_streaming(f, ks);
 	if (ks->dev_sb) {
 		f->fs->sb = ks->dev_sb;
 		f->fs->log = ks->dev_log;
@@ -1129,6 +1240,7 @@ static void release(struct fsys *f, struct kstate *ks)
 	}
 	free(ks->dirs);
 	kernel_mkfiles_free(ks->batch);
+	kernel_queue_free(ks->queue);
 	if (ks->root >= 0)
 		close(ks->root);
 	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
@@ -1139,13 +1251,18 @@ static void release(struct fsys *f, struct kstate *ks)
 	f->backend_data = NULL;
 }
 
-static int kernel_attach(struct fsys *f, struct famfs_err *err)
+/*
+ * Before the replay at attach: mount (or adopt the mount already there),
+ * make the .meta files and read the log through them from now on.  On a
+ * mount of our own, which holds nothing yet, a worker then makes each node
+ * as the replay produces it, so the replay and the file creation overlap;
+ * kernel_attach waits for it.  An adopted mount is compared with its
+ * record once the whole log is known, in kernel_attach.
+ */
+static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 {
 	struct kstate *ks;
-	uint64_t t0 = mono_usec(), t1;
-	const struct famfs_ns_node *n;
-	struct famfs_err e2 = {0};
-	uint32_t nnodes = 0, first;
+	uint64_t t0 = mono_usec();
 	int r;
 
 	ks = calloc(1, sizeof(*ks));
@@ -1197,46 +1314,91 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	if (r < 0)
 		goto fail;
 	enable_fault_counting();
-	t1 = mono_usec();
-	ks->st.mount_usec = t1 - t0;
-	/* Node ids grow in log order, so parents come before their children. */
+	ks->t_prepared = mono_usec();
+	ks->st.mount_usec = ks->t_prepared - t0;
 	ks->euid = geteuid();
 	ks->umask = read_umask();
-	while (famfs_ns_node(f->fs->ns, nnodes))
-		nnodes++;
 	state_open(f, ks);
-	first = 1;
 	if (ks->st.adopted && state_names_this_mount(f, ks))
 		ks->mounted = true;
-	if (ks->st.adopted) {
-		ks->trusted = state_trusted(f, ks, nnodes);
-		if (ks->trusted > 1) {
-			/* Nodes [1, trusted) are in the mount as the log says. */
-			first = ks->trusted;
-			ks->st.existed += ks->trusted - 1;
-		}
-	}
 	ks->caching = true;
-	for (uint32_t id = first; (n = famfs_ns_node(f->fs->ns, id)) != NULL; id++) {
-		memset(&e2, 0, sizeof(e2));
-		if (do_instantiate(f, ks, id, &e2) < 0)
-			fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
+	if (!ks->st.adopted && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+		ks->queue = kernel_queue_new(true);
+		if (ks->queue && pthread_create(&ks->worker, NULL, instantiate_thread, f) == 0) {
+			ks->streaming = ks->overlapped = true;
+			return 0;
+		}
+		kernel_queue_free(ks->queue);
 	}
-	mkfiles_flush(f, ks, ks->pfd, true, NULL);
-	parent_cache_drop(ks);
+	ks->queue = kernel_queue_new(false);
+	if (!ks->queue) {
+		r = famfs_err_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	return 0;
+fail:
+	release(f, ks);
+	return r;
+}
+
+static int kernel_attach(struct fsys *f, struct famfs_err *err)
+{
+	struct kstate *ks = f->backend_data;
+	struct kernel_item *it;
+	uint32_t nnodes = 0, first = 1;
+	uint64_t t_replayed = mono_usec(), t_start;
+	int r;
+
+	if (!ks) {
+		r = kernel_prepare(f, err);
+		if (r < 0)
+			return r;
+		ks = f->backend_data;
+	}
+	/* Streaming, the instantiation began with the replay. */
+	t_start = ks->streaming ? ks->t_prepared : mono_usec();
+	/* Node ids grow in log order, so parents come before their children. */
+	while (famfs_ns_node(f->fs->ns, nnodes))
+		nnodes++;
+	if (ks->streaming) {
+		stop_streaming(f, ks);
+	} else {
+		if (ks->st.adopted) {
+			ks->trusted = state_trusted(f, ks, nnodes);
+			if (ks->trusted > 1) {
+				/* Nodes [1, trusted) are in the mount as the log says. */
+				first = ks->trusted;
+				ks->st.existed += ks->trusted - 1;
+			}
+		}
+		for (uint32_t id = first; id < nnodes; id++) {
+			struct famfs_err e2 = {0};
+
+			it = kernel_queue_reserve(ks->queue);
+			if (!it || item_fill(f, id, NULL, it, &e2) < 0) {
+				fprintf(stderr, "%s: %s\n", f->mountpoint, it ? e2.msg : "instantiation queue full");
+				ks->st.errors++;
+				continue;
+			}
+			kernel_queue_commit(ks->queue);
+			consume_queue(f, ks, false);
+		}
+		consume_end(f, ks);
+	}
 	state_record(f, ks, ks->st.conflicts || ks->st.errors ? 0 : nnodes);
-	ks->st.replay_usec = mono_usec() - t1;
+	ks->st.replay_usec = mono_usec() - t_start;
 	ks->ready = true;
 	fprintf(stderr, "%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64
 		" already there, %" PRIu64 " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64
 		" us; %" PRIu32 " trusted from the previous attach's record)\n",
 		f->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", f->device,
-		(mono_usec() - t0) / 1000, ks->st.created, ks->st.existed, ks->st.conflicts, ks->st.errors,
-		ks->st.replay_usec, ks->trusted > 1 ? ks->trusted - 1 : 0);
+		(mono_usec() - ks->t_prepared + ks->st.mount_usec) / 1000, ks->st.created, ks->st.existed,
+		ks->st.conflicts, ks->st.errors, ks->st.replay_usec,
+		ks->trusted > 1 ? ks->trusted - 1 : 0);
+	if (ks->overlapped)
+		fprintf(stderr, "%s: the instantiation ran alongside the replay, which took %" PRIu64
+			" us of it\n", f->mountpoint, t_replayed - ks->t_prepared);
 	return 0;
-fail:
-	release(f, ks);
-	return r;
 }
 
 static void kernel_detach(struct fsys *f)
@@ -1447,6 +1609,7 @@ int kernel_check_mount(struct fsys *f, kernel_check_fn fn, void *userdata, struc
 
 const struct backend_ops backend_kernel = {
 	.name = "kernel",
+	.prepare = kernel_prepare,
 	.attach = kernel_attach,
 	.instantiate = kernel_instantiate,
 	.open_data = kernel_open_data,

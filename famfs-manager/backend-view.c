@@ -18,7 +18,8 @@ static int view_attach(struct fsys *f, struct famfs_err *err)
 	return 0;
 }
 
-static int view_instantiate(struct fsys *f, uint32_t node, struct famfs_err *err)
+static int view_instantiate(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
+			    struct famfs_err *err)
 {
 	return 0;   /* the namespace node is the file */
 }

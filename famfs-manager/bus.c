@@ -330,7 +330,7 @@ static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *
 	r = famfs_fs_create_files(f->fs, &spec, 1, &map, &node, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	fsys_note_new_node(f, node);
+	fsys_note_new_node(f, node, NULL);
 	fsys_update_health(f);
 	bus_schedule_flush(m);
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -454,7 +454,7 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 		goto out;
 	}
 	for (size_t k = 0; k < n; k++)
-		fsys_note_new_node(f, nodes[k]);
+		fsys_note_new_node(f, nodes[k], NULL);
 	fsys_update_health(f);
 	bus_schedule_flush(m);
 	r = sd_bus_reply_method_return(msg, "u", (uint32_t)n);
@@ -515,7 +515,7 @@ static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 
 		nd = famfs_ns_node(f->fs->ns, id);
 		if (nd && nd->index == (int64_t)i)
-			fsys_note_new_node(f, id);
+			fsys_note_new_node(f, id, NULL);
 	}
 	fsys_update_health(f);
 	bus_schedule_flush(m);

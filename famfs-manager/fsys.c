@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,10 @@ void fsys_update_health(struct fsys *f)
 	enum health h = HEALTH_OK;
 	bool same;
 
+	if (f->replay_unstamped) {
+		f->last_replay = now_usec(CLOCK_REALTIME);
+		f->replay_unstamped = false;
+	}
 	if (!f->fs) {
 		add_reason(r, &n, "%s", f->attach_error);
 		h = HEALTH_FAILED;
@@ -188,17 +193,22 @@ void fsys_update_health(struct fsys *f)
 	f->dirty = true;
 }
 
-void fsys_note_new_node(struct fsys *f, uint32_t node)
+void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e)
 {
 	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
 	struct famfs_err err = {0};
 
 	if (!n)
 		return;
-	if (f->backend->instantiate && f->backend->instantiate(f, node, &err) < 0)
+	if (f->backend->instantiate && f->backend->instantiate(f, node, e, &err) < 0)
 		fprintf(stderr, "%s: cannot instantiate \"%s\": %s\n", f->mountpoint, n->path, err.msg);
 	f->dirty = true;
-	f->last_replay = now_usec(CLOCK_REALTIME);
+	/*
+	 * Stamped once per batch, in fsys_update_health: where the clock
+	 * source is not readable from user space (a VM's HPET), each read is
+	 * a system call.
+	 */
+	f->replay_unstamped = true;
 	if (!f->announcing)
 		return;
 	if (f->npending == f->cpending) {
@@ -218,7 +228,7 @@ void fsys_note_new_node(struct fsys *f, uint32_t node)
 static void on_apply(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,
 		     uint32_t node, void *userdata)
 {
-	fsys_note_new_node(userdata, node);
+	fsys_note_new_node(userdata, node, entry);
 }
 
 static bool device_present(struct fsys *f)
@@ -344,6 +354,13 @@ static void attach_check_run(struct attach_check *c)
 
 static void *attach_check_thread(void *arg)
 {
+	/*
+	 * Background work: the mount is usable before the verdict is in, so
+	 * the replay and the kernel backend's worker come first when the CPUs
+	 * are few.  Nice is per thread on Linux, and the checker's own
+	 * threads inherit it.
+	 */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	attach_check_run(arg);
 	return NULL;
 }
@@ -478,12 +495,15 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		 * until then.
 		 */
 		attach_check_start(&chk, f->fs->dev->base, f->fs->dev->size, true);
-		r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
-		if (r < 0)
-			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
-		/* A stall at attach starts the grace period like any other. */
-		fsys_follow(f);
-		r = hotplug_backend_attach(f, &plan, &err);
+		r = hotplug_backend_prepare(f, &plan, &err);
+		if (r >= 0) {
+			r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
+			if (r < 0)
+				snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
+			/* A stall at attach starts the grace period like any other. */
+			fsys_follow(f);
+			r = hotplug_backend_attach(f, &plan, &err);
+		}
 		attach_plan_done(&plan);
 		attach_check_finish(f, &chk);
 		if (r < 0) {

@@ -420,6 +420,21 @@ int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan)
 	return 0;
 }
 
+int hotplug_backend_prepare(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err)
+{
+	int r;
+
+	if (!f->backend->prepare)
+		return 0;
+	r = f->backend->prepare(f, err);
+	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
+		return r;
+	fprintf(stderr, "%s: kernel backend: %s; using the view backend\n", f->mountpoint, err->msg);
+	f->backend = &backend_view;
+	memset(err, 0, sizeof(*err));
+	return 0;
+}
+
 int hotplug_backend_attach(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err)
 {
 	int r;

@@ -71,7 +71,11 @@ void hotplug_plan(struct manager *m, const char *device, const char *uuid, bool 
 void attach_plan_done(struct attach_plan *p);
 /* Sets the backend and the mount point ("" when not mounted) of @f. */
 int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan);
-/* backend->attach, falling back to the view backend when the plan allows. */
+/*
+ * backend->prepare (before the replay) and backend->attach (after it),
+ * each falling back to the view backend when the plan allows.
+ */
+int hotplug_backend_prepare(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err);
 int hotplug_backend_attach(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err);
 
 /* Starts the udev watch (when configured) and coldplugs. */

@@ -16,7 +16,7 @@
 struct kernel_mkfiles {
 	uint32_t n;
 	uint32_t parent;
-	uint32_t node[KERNEL_MKFILES_MAX];
+	void *tag[KERNEL_MKFILES_MAX];
 	struct famfs_ioc_mkfile req[KERNEL_MKFILES_MAX];
 	struct kernel_fmap map[KERNEL_MKFILES_MAX];
 };
@@ -41,7 +41,7 @@ uint32_t kernel_mkfiles_parent(const struct kernel_mkfiles *b)
 	return b->parent;
 }
 
-bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, uint32_t node, const char *name,
+bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, void *tag, const char *name,
 			uint32_t mode, uint32_t uid, uint32_t gid, const struct kernel_fmap *map)
 {
 	struct famfs_ioc_mkfile *r;
@@ -50,7 +50,7 @@ bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, uint32_t node
 	if (i == KERNEL_MKFILES_MAX || (i && parent != b->parent))
 		return false;
 	b->parent = parent;
-	b->node[i] = node;
+	b->tag[i] = tag;
 	b->map[i] = *map;
 	kernel_fmap_fix_pointers(&b->map[i]);
 	r = &b->req[i];
@@ -78,10 +78,10 @@ int kernel_mkfiles_submit(struct kernel_mkfiles *b, int dirfd)
 	return ioctl(dirfd, FAMFSIOC_MKFILES, &arg) < 0 ? -errno : 0;
 }
 
-int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, uint32_t *node,
+int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, void **tag,
 			  const struct kernel_fmap **map)
 {
-	*node = b->node[i];
+	*tag = b->tag[i];
 	*map = &b->map[i];
 	return b->req[i].result;
 }

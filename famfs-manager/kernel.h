@@ -77,11 +77,12 @@ int kernel_fmap_compare(const struct famfs_ioc_get_fmap *got, const struct kerne
 
 /*
  * A batch of sibling files for the MKFILES ioctl (kernel-mkfiles.c).  add
- * copies the map and keeps @name by pointer: it must live until clear.
- * add returns false when the batch is full or @parent is another
- * directory's; submit issues the ioctl on @dirfd and returns the call's
- * -errno (ENOTTY: a module without MKFILES), after which each file's
- * result (0 or -errno) is there for result().
+ * copies the map and keeps @name by pointer: it must live until clear;
+ * @tag is the caller's, handed back by result.  add returns false when the
+ * batch is full or @parent is another directory's; submit issues the ioctl
+ * on @dirfd and returns the call's -errno (ENOTTY: a module without
+ * MKFILES), after which each file's result (0 or -errno) is there for
+ * result().
  */
 #define KERNEL_MKFILES_MAX 256
 
@@ -91,12 +92,52 @@ struct kernel_mkfiles *kernel_mkfiles_new(void);
 void kernel_mkfiles_free(struct kernel_mkfiles *b);
 uint32_t kernel_mkfiles_count(const struct kernel_mkfiles *b);
 uint32_t kernel_mkfiles_parent(const struct kernel_mkfiles *b);
-bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, uint32_t node, const char *name,
+bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, void *tag, const char *name,
 			uint32_t mode, uint32_t uid, uint32_t gid, const struct kernel_fmap *map);
 int kernel_mkfiles_submit(struct kernel_mkfiles *b, int dirfd);
-int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, uint32_t *node,
+int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, void **tag,
 			  const struct kernel_fmap **map);
 void kernel_mkfiles_clear(struct kernel_mkfiles *b);
+
+/*
+ * One namespace node to make in the mount, by value: the thread that makes
+ * it never reads the namespace, which the replay may be growing meanwhile.
+ */
+struct kernel_item {
+	uint32_t node;
+	uint32_t parent;
+	bool dir;
+	uint32_t mode;           /* as the mount gets it: no write bits on clients */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t name_off;       /* the last component of path */
+	char path[FAMFS_MAX_PATHLEN];
+	struct kernel_fmap map;  /* files; pointers fixed for where it lies */
+};
+
+/*
+ * The items the kernel backend is to make, in log order, from the thread
+ * that replays the log to the one that makes them (kernel-queue.c).  A
+ * bounded ring: reserve hands out the next free slot, to be filled in
+ * place and published with commit; next takes the oldest unread item;
+ * release frees every item read so far but the last @keep (those of an
+ * MKFILES batch not yet sent: the ioctl reads their names).
+ * A queue made @threaded has the consumer on another thread: reserve
+ * waits while the ring is full and next (with @wait) while it is empty
+ * and not closed.  Without it neither waits: reserve returns NULL when
+ * full.
+ */
+#define KERNEL_QUEUE_SLOTS 1024
+
+struct kernel_queue;
+
+struct kernel_queue *kernel_queue_new(bool threaded);
+void kernel_queue_free(struct kernel_queue *q);
+struct kernel_item *kernel_queue_reserve(struct kernel_queue *q);
+void kernel_queue_commit(struct kernel_queue *q);
+void kernel_queue_close(struct kernel_queue *q);
+struct kernel_item *kernel_queue_next(struct kernel_queue *q, bool wait);
+void kernel_queue_release(struct kernel_queue *q, uint32_t keep);
 
 /* Reads @dir/{pte,pmd,pud}_fault_ct; -errno when any is unreadable or garbage. */
 int kernel_read_fault_counters(const char *dir, uint64_t ret[3]);

@@ -47,14 +47,20 @@ struct fsys;
 /*
  * What makes files visible on this host.  The view backend keeps the
  * namespace in the daemon only; a kernel backend (famfs.ko: mount, .meta
- * files, MAP_CREATE) implements the same five operations.
+ * files, MAP_CREATE) implements the same operations.
  */
 struct backend_ops {
 	const char *name;
+	/* at attach, before the log is replayed (optional) */
+	int (*prepare)(struct fsys *f, struct famfs_err *err);
 	/* after the log has been replayed at attach */
 	int (*attach)(struct fsys *f, struct famfs_err *err);
-	/* a namespace node (file or directory) was added, by replay or by us */
-	int (*instantiate)(struct fsys *f, uint32_t node, struct famfs_err *err);
+	/*
+	 * A namespace node (file or directory) was added, by replay or by us;
+	 * @e is its log entry as the replay validated it, or NULL.
+	 */
+	int (*instantiate)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
+			   struct famfs_err *err);
 	/* an fd through which a caller reaches a file's data at its extents */
 	int (*open_data)(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
 			 struct famfs_err *err);
@@ -94,6 +100,7 @@ struct fsys {
 	uint64_t invalid_seen;          /* stalls at a new index + refused entries */
 	uint64_t torn_retries;          /* ticks spent waiting on an invalid tail */
 	uint64_t last_replay;           /* CLOCK_REALTIME usec of the last applied entry */
+	bool replay_unstamped;          /* entries applied since last_replay was set */
 	uint64_t polls;
 
 	bool announcing;                /* collect new paths for FilesAdded */
@@ -160,7 +167,7 @@ struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path);
 /* Finds the file system @abspath is under and the relative path ("" for its root). */
 int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
 		    char *ret_rel, size_t rel_size, struct famfs_err *err);
-void fsys_note_new_node(struct fsys *f, uint32_t node);
+void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e);
 uint64_t fsys_capacity(const struct fsys *f);
 uint64_t fsys_allocated(const struct fsys *f);
 uint64_t fsys_free_bytes(const struct fsys *f);

@@ -91,7 +91,7 @@ bare_loop() {
 		vals="$vals ${v:-0}"
 		c=$(replay-tool count /mnt/bare | field files)
 		[ "$c" = "$files" ] || { bare_ok=0; echo "# bare $1: $c files in the mount"; }
-		umount /mnt/bare || bare_ok=0
+		umount /mnt/bare || { bare_ok=0; echo "# bare $1: cannot unmount /mnt/bare"; }
 	done
 }
 bare_loop open
@@ -122,7 +122,7 @@ full_ready=
 full_be=
 full_ok=1
 for r in $(seq $RUNS); do
-	start_daemon || { full_ok=0; cat /tmp/daemon.out; }
+	start_daemon || { full_ok=0; echo "# run $r: famfs-manager did not get ready: $(cat /tmp/daemon.out)"; }
 	full_e2e="$full_e2e $(field attach_us </tmp/daemon.out)"
 	full_ready="$full_ready $(field ready_us </tmp/daemon.out)"
 	full_be="$full_be $(field inst_us </tmp/daemon.out)"
@@ -131,7 +131,7 @@ for r in $(seq $RUNS); do
 	[ "$c" = "$files" ] || { full_ok=0; echo "# run $r: $c files in the mount"; }
 	[ $r = $RUNS ] && break
 	kill -TERM $PID
-	wait_gone $PID 300 || full_ok=0
+	wait_gone $PID 300 || { full_ok=0; echo "# run $r: famfs-manager still runs 30 s after SIGTERM"; }
 	mounted $MNT && { full_ok=0; echo "# run $r: still mounted after SIGTERM"; umount $MNT; }
 done
 check "famfs-manager replayed all $files files into a fresh mount, $RUNS times" test $full_ok = 1
@@ -145,9 +145,9 @@ re_be=
 re_ok=1
 for r in $(seq $RUNS); do
 	kill -KILL $PID
-	wait_gone $PID 300 || re_ok=0
+	wait_gone $PID 300 || { re_ok=0; echo "# run $r: famfs-manager still runs 30 s after SIGKILL"; }
 	mounted $MNT || { re_ok=0; echo "# run $r: the mount went away with the daemon"; }
-	start_daemon || { re_ok=0; cat /tmp/daemon.out; }
+	start_daemon || { re_ok=0; echo "# run $r: famfs-manager did not get ready: $(cat /tmp/daemon.out)"; }
 	re_e2e="$re_e2e $(field attach_us </tmp/daemon.out)"
 	re_ready="$re_ready $(field ready_us </tmp/daemon.out)"
 	re_be="$re_be $(field inst_us </tmp/daemon.out)"

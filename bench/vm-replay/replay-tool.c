@@ -212,12 +212,12 @@ static int cmd_bare(int argc, char **argv)
 		    (!n || n->kind == FAMFS_NS_DIR || n->parent != kernel_mkfiles_parent(batch) ||
 		     kernel_mkfiles_count(batch) == KERNEL_MKFILES_MAX)) {
 			const struct kernel_fmap *km;
-			uint32_t node;
+			void *tag;
 
 			if (kernel_mkfiles_submit(batch, dirfd_of[kernel_mkfiles_parent(batch)]) < 0)
 				return die("MKFILES", strerror(errno));
 			for (uint32_t i = 0; i < kernel_mkfiles_count(batch); i++)
-				if (kernel_mkfiles_result(batch, i, &node, &km) == 0)
+				if (kernel_mkfiles_result(batch, i, &tag, &km) == 0)
 					files++;
 				else
 					bad++;
@@ -242,7 +242,7 @@ static int cmd_bare(int argc, char **argv)
 			continue;
 		}
 		if (batch) {
-			if (!kernel_mkfiles_add(batch, n->parent, id, name, n->mode, n->uid, n->gid, &map))
+			if (!kernel_mkfiles_add(batch, n->parent, NULL, name, n->mode, n->uid, n->gid, &map))
 				bad++;
 			continue;
 		}

@@ -2,12 +2,14 @@
 /*
  * The parts of the kernel backend that need no famfs.ko: log entry →
  * MAP_CREATE_V2 argument, MAP_GET_V2 result ↔ log comparison, the fault
- * counter files, module detection and the backend choice.  The mount
+ * counter files, module detection, the backend choice and the queue
+ * between the replay and the worker that makes the files.  The mount
  * itself is tested in the VM (tests/vm, fullstack).
  */
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -232,6 +234,104 @@ static void test_choice_and_load(void)
 	g_assert_nonnull(strstr(err.msg, "/nonexistent/famfs.ko"));
 }
 
+/* One thread: items come back in order, a full ring refuses, kept items stay. */
+static void test_queue_single_thread(void)
+{
+	struct kernel_queue *q = kernel_queue_new(false);
+	struct kernel_item *it;
+	uint32_t n = 0;
+
+	g_assert_nonnull(q);
+	g_assert_null(kernel_queue_next(q, true));
+	for (uint32_t i = 0; i < KERNEL_QUEUE_SLOTS; i++) {
+		it = kernel_queue_reserve(q);
+		g_assert_nonnull(it);
+		it->node = i;
+		kernel_queue_commit(q);
+	}
+	g_assert_null(kernel_queue_reserve(q));
+	/* Read 300, keep the last 10 (an unsent batch): 290 slots come free. */
+	for (uint32_t i = 0; i < 300; i++) {
+		it = kernel_queue_next(q, false);
+		g_assert_nonnull(it);
+		g_assert_cmpuint(it->node, ==, i);
+	}
+	kernel_queue_release(q, 10);
+	for (uint32_t i = 0; i < 290; i++) {
+		it = kernel_queue_reserve(q);
+		g_assert_nonnull(it);
+		it->node = KERNEL_QUEUE_SLOTS + i;
+		kernel_queue_commit(q);
+	}
+	g_assert_null(kernel_queue_reserve(q));
+	/* Releasing fewer than before frees nothing more; the kept ten are intact. */
+	kernel_queue_release(q, 20);
+	g_assert_null(kernel_queue_reserve(q));
+	while ((it = kernel_queue_next(q, false)) != NULL) {
+		g_assert_cmpuint(it->node, ==, 300 + n);
+		n++;
+	}
+	g_assert_cmpuint(n, ==, KERNEL_QUEUE_SLOTS - 300 + 290);
+	kernel_queue_release(q, 0);
+	kernel_queue_close(q);
+	g_assert_null(kernel_queue_reserve(q));
+	g_assert_null(kernel_queue_next(q, true));
+	kernel_queue_free(q);
+}
+
+#define QUEUE_TEST_ITEMS 200000u
+
+static void *queue_producer(void *arg)
+{
+	struct kernel_queue *q = arg;
+
+	for (uint32_t i = 0; i < QUEUE_TEST_ITEMS; i++) {
+		struct kernel_item *it = kernel_queue_reserve(q);
+
+		g_assert_nonnull(it);
+		it->node = i;
+		snprintf(it->path, sizeof(it->path), "f%u", i);
+		kernel_queue_commit(q);
+	}
+	kernel_queue_close(q);
+	return NULL;
+}
+
+/*
+ * Two threads, as at attach: the consumer holds batches of up to
+ * KERNEL_MKFILES_MAX items; none of them may be overwritten before it
+ * releases them, and every item arrives once, in order.
+ */
+static void test_queue_two_threads(void)
+{
+	struct kernel_queue *q = kernel_queue_new(true);
+	struct kernel_item *batch[KERNEL_MKFILES_MAX], *it;
+	uint32_t held = 0, seen = 0, want = 1;
+	pthread_t t;
+	char name[FAMFS_MAX_PATHLEN];
+
+	g_assert_nonnull(q);
+	g_assert_cmpint(pthread_create(&t, NULL, queue_producer, q), ==, 0);
+	while ((it = kernel_queue_next(q, true)) != NULL) {
+		g_assert_cmpuint(it->node, ==, seen);
+		seen++;
+		batch[held++] = it;
+		if (held < want)
+			continue;
+		for (uint32_t i = 0; i < held; i++) {
+			snprintf(name, sizeof(name), "f%u", batch[i]->node);
+			g_assert_cmpstr(batch[i]->path, ==, name);
+			g_assert_cmpuint(batch[i]->node, ==, seen - held + i);
+		}
+		kernel_queue_release(q, 0);
+		held = 0;
+		want = want % KERNEL_MKFILES_MAX + 1;
+	}
+	g_assert_cmpint(pthread_join(t, NULL), ==, 0);
+	g_assert_cmpuint(seen, ==, QUEUE_TEST_ITEMS);
+	kernel_queue_free(q);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -241,5 +341,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/kernel-backend/fault-counters", test_fault_counters);
 	g_test_add_func("/kernel-backend/available", test_available);
 	g_test_add_func("/kernel-backend/choice-and-load", test_choice_and_load);
+	g_test_add_func("/kernel-backend/queue-single-thread", test_queue_single_thread);
+	g_test_add_func("/kernel-backend/queue-two-threads", test_queue_two_threads);
 	return g_test_run();
 }

@@ -20,6 +20,7 @@
 #                       guest 1 prints a line starting "# guest wrote its half"
 #   --workdir DIR       where the initramfs, console log and dmesg go
 #   --timeout SECS      hard limit for the VM (default 900)
+#   --smp N             virtual CPUs (default 1; 2 for the big scenario)
 #   --skip-exit N       exit status for "cannot run here" (default 77; meson
 #                       passes 0 with protocol tap, where the plan says SKIP)
 #
@@ -57,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--second-guest) second_guest=1; shift ;;
 	--workdir) workdir=$2; shift 2 ;;
 	--timeout) vm_timeout=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
 	--skip-exit) skip_exit=$2; shift 2 ;;
 	*) echo "run-vm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -203,8 +205,12 @@ echo "$(basename "$guest_test")" >"$root/etc/famfs-test"
 console=$workdir/console.log
 # The big scenario (the vm-replay benchmark) gets two vCPUs, each its own
 # host thread under MTTCG, so the daemon's threaded work runs in parallel.
-smp=1
-[ "$scenario" = big ] && smp=2
+[ "$scenario" = big ] && smp=${smp:-2}
+smp=${smp:-1}
+case $smp in
+[1-8]) ;;
+*) echo "run-vm.sh: --smp takes 1 to 8, not \"$smp\"" >&2; exit 2 ;;
+esac
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp $smp -nographic -no-reboot
       -kernel "$vmlinuz" -initrd "$workdir/initrd.gz")
 append="console=ttyS0 panic=-1 quiet loglevel=4"

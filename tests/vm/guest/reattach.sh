@@ -11,7 +11,9 @@
 # nothing, and famfsctl check must name the rogue file, then pass once it is
 # gone.  A second restart finds nothing to do.  Last, famfs.ko is loaded
 # with mkfiles=0 (no MKFILES ioctl, like upstream's module) and the daemon
-# must replay and create files one at a time.  Prints TAP.
+# must replay and create files one at a time.  The guest has two CPUs, so
+# both fresh mounts are populated by the backend's worker while the replay
+# runs.  Prints TAP.
 export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
@@ -55,6 +57,8 @@ EOF
 # ---- first start: a fresh mount ---------------------------------------------------
 check "famfs-manager --device /dev/pmem0 starts and mounts" start_daemon
 check "it made a fresh mount (not adopted)" test "$(field adopted </tmp/daemon.out)" = 0
+check "the guest has two CPUs" test "$(grep -c ^processor /proc/cpuinfo)" -ge 2
+check "the worker made the files while the log was replayed" grep -q 'ran alongside the replay' /tmp/manager.log
 check "one famfs mount at $MNT" test "$(nmounts)" = 1
 mk_tree() {
 	call Mkdir 'sua{sv}' $MNT/d 488 0 && call Mkdir 'sua{sv}' $MNT/d/e 493 0 &&
@@ -152,6 +156,7 @@ check "famfs-manager starts on it and mounts" start_daemon
 grep 'famfs mounted' /tmp/manager.log | tail -1 >/tmp/line
 echo "# $(cat /tmp/line)"
 check "it said it creates files one at a time" grep -q 'has no MKFILES ioctl' /tmp/manager.log
+check "... from the worker beside the replay" sh -c "tail -3 /tmp/manager.log | grep -q 'ran alongside the replay'"
 check "the attach made every node, with no conflicts or errors" \
 	grep -q ': 125 made, 0 already there, 0 conflicts, 0 errors' /tmp/line
 c=$(replay-tool count $MNT)
