@@ -17,8 +17,8 @@ struct kernel_mkfiles {
 	uint32_t n;
 	uint32_t parent;
 	void *tag[KERNEL_MKFILES_MAX];
+	const struct kernel_fmap *map[KERNEL_MKFILES_MAX];
 	struct famfs_ioc_mkfile req[KERNEL_MKFILES_MAX];
-	struct kernel_fmap map[KERNEL_MKFILES_MAX];
 };
 
 struct kernel_mkfiles *kernel_mkfiles_new(void)
@@ -51,8 +51,7 @@ bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, void *tag, co
 		return false;
 	b->parent = parent;
 	b->tag[i] = tag;
-	b->map[i] = *map;
-	kernel_fmap_fix_pointers(&b->map[i]);
+	b->map[i] = map;
 	r = &b->req[i];
 	memset(r, 0, sizeof(*r));
 	r->name = (uintptr_t)name;
@@ -60,7 +59,7 @@ bool kernel_mkfiles_add(struct kernel_mkfiles *b, uint32_t parent, void *tag, co
 	r->mode = mode & 07777;
 	r->uid = uid;
 	r->gid = gid;
-	r->fmap = (uintptr_t)&b->map[i].fmap;
+	r->fmap = (uintptr_t)&map->fmap;
 	r->result = -EINPROGRESS;
 	b->n++;
 	return true;
@@ -82,7 +81,7 @@ int kernel_mkfiles_result(const struct kernel_mkfiles *b, uint32_t i, void **tag
 			  const struct kernel_fmap **map)
 {
 	*tag = b->tag[i];
-	*map = &b->map[i];
+	*map = b->map[i];
 	return b->req[i].result;
 }
 

@@ -77,8 +77,9 @@ int kernel_fmap_compare(const struct famfs_ioc_get_fmap *got, const struct kerne
 
 /*
  * A batch of sibling files for the MKFILES ioctl (kernel-mkfiles.c).  add
- * copies the map and keeps @name by pointer: it must live until clear;
- * @tag is the caller's, handed back by result.  add returns false when the
+ * keeps @name and @map (its pointers fixed, see kernel_fmap_fix_pointers)
+ * by pointer: both must live until clear; @tag is the caller's, handed
+ * back by result.  add returns false when the
  * batch is full or @parent is another directory's; submit issues the ioctl
  * on @dirfd and returns the call's -errno (ENOTTY: a module without
  * MKFILES), after which each file's result (0 or -errno) is there for

@@ -24,8 +24,9 @@
  *       when its attach is done ("famfs mounted" / "mount adopted") and the
  *       daemon's "ready on the bus"; prints "pid P attach_us A ready_us R
  *       backend_ms B inst_us I adopted 0|1" (B: the backend's attach, I: its
- *       instantiation of the namespace, as the daemon logs them), then leaves a child copying the rest of
- *       the daemon's stderr to LOG
+ *       instantiation of the namespace, which on a fresh mount with two
+ *       CPUs overlaps the replay, as the daemon logs them), then leaves a
+ *       child copying the rest of the daemon's stderr to LOG
  *   replay-tool median N...
  *       the median of its arguments
  *   replay-tool exec PROGRAM ARGS...
@@ -175,7 +176,8 @@ static int cmd_bare(int argc, char **argv)
 	const struct famfs_ns_node *n;
 	struct kernel_mkfiles *batch = NULL;
 	struct famfs_fs *fs;
-	static struct kernel_fmap map;
+	static struct kernel_fmap maps[KERNEL_MKFILES_MAX];
+	struct kernel_fmap *map = &maps[0];
 	uint64_t t0, t1, files = 0;
 	int *dirfd_of, root, bad = 0;
 	uint32_t nnodes = 0;
@@ -237,12 +239,14 @@ static int cmd_bare(int argc, char **argv)
 			dirfd_of[id] = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			continue;
 		}
-		if (kernel_fmap_from_entry(famfs_fs_entry(fs, id), &map, &err) < 0) {
+		/* A batch keeps its maps by pointer: one slot per queued file. */
+		map = &maps[batch ? kernel_mkfiles_count(batch) : 0];
+		if (kernel_fmap_from_entry(famfs_fs_entry(fs, id), map, &err) < 0) {
 			bad++;
 			continue;
 		}
 		if (batch) {
-			if (!kernel_mkfiles_add(batch, n->parent, NULL, name, n->mode, n->uid, n->gid, &map))
+			if (!kernel_mkfiles_add(batch, n->parent, NULL, name, n->mode, n->uid, n->gid, map))
 				bad++;
 			continue;
 		}
@@ -251,7 +255,7 @@ static int cmd_bare(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if (ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &map.fmap) < 0)
+		if (ioctl(fd, FAMFSIOC_MAP_CREATE_V2, &map->fmap) < 0)
 			bad++;
 		else
 			files++;
