@@ -14,7 +14,10 @@
  * The daemon reads and appends the log through the DAX mappings of the two
  * .meta files once they exist: a pmem block device mapped directly goes
  * through the page cache, which neither sees other hosts' appends nor
- * reaches the memory the kernel's DAX mappings read.
+ * reaches the memory the kernel's DAX mappings read.  So the mount and
+ * .meta come first (kernel_prepare, before the replay); on a fresh mount a
+ * worker thread then makes each node as the replay produces it
+ * (kernel-queue.c), and kernel_attach, after the replay, waits for it.
  */
 #include <dirent.h>
 #include <errno.h>
