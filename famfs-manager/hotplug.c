@@ -420,6 +420,17 @@ int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan)
 	return 0;
 }
 
+/* After a failed backend step: the view backend instead, when the plan allows. */
+static bool fall_back_to_view(struct fsys *f, const struct attach_plan *plan, int r, struct famfs_err *err)
+{
+	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
+		return false;
+	fprintf(stderr, "%s: kernel backend: %s; using the view backend\n", f->mountpoint, err->msg);
+	f->backend = &backend_view;
+	memset(err, 0, sizeof(*err));
+	return true;
+}
+
 int hotplug_backend_prepare(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err)
 {
 	int r;
@@ -427,12 +438,7 @@ int hotplug_backend_prepare(struct fsys *f, const struct attach_plan *plan, stru
 	if (!f->backend->prepare)
 		return 0;
 	r = f->backend->prepare(f, err);
-	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
-		return r;
-	fprintf(stderr, "%s: kernel backend: %s; using the view backend\n", f->mountpoint, err->msg);
-	f->backend = &backend_view;
-	memset(err, 0, sizeof(*err));
-	return 0;
+	return fall_back_to_view(f, plan, r, err) ? 0 : r;
 }
 
 int hotplug_backend_attach(struct fsys *f, const struct attach_plan *plan, struct famfs_err *err)
@@ -442,10 +448,7 @@ int hotplug_backend_attach(struct fsys *f, const struct attach_plan *plan, struc
 	if (!f->backend->attach)
 		return 0;
 	r = f->backend->attach(f, err);
-	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
+	if (!fall_back_to_view(f, plan, r, err))
 		return r;
-	fprintf(stderr, "%s: kernel backend: %s; using the view backend\n", f->mountpoint, err->msg);
-	f->backend = &backend_view;
-	memset(err, 0, sizeof(*err));
 	return f->backend->attach ? f->backend->attach(f, err) : 0;
 }

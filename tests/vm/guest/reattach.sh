@@ -170,5 +170,25 @@ check "famfsctl check is clean" famfsctl check $MNT
 kill -TERM $PID
 check "famfs-manager exits on SIGTERM" wait_gone $PID
 check "no famfs mount is left" test "$(nmounts)" = 0
+
+# ---- the kernel backend cannot mount: backend = auto falls back to view ----------
+echo "a file, not a directory" >/tmp/notadir
+cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = auto
+udev = no
+kernel-module = /modules/famfs.ko
+mount-root = /tmp/notadir/famfs
+poll-interval = 100
+EOF
+check "famfs-manager starts with a mount root it cannot create" start_daemon
+check "it says why the kernel backend failed and that it uses the view backend" \
+	grep -q 'kernel backend: cannot create /tmp/notadir/famfs/pmem0: Not a directory; using the view backend' /tmp/manager.log
+famfsctl status >/tmp/status.out 2>&1
+sed 's/^/# status: /' /tmp/status.out
+check "famfsctl status shows the view backend, healthy" sh -c "grep -q view /tmp/status.out && grep -q ok /tmp/status.out"
+check "nothing was mounted" test "$(grep -c ' famfs ' /proc/mounts)" = 0
+kill -TERM $PID
+check "famfs-manager exits on SIGTERM" wait_gone $PID
 check "fsck.famfs is clean at the end" fsck.famfs -n /dev/pmem0
 finish
