@@ -90,7 +90,9 @@ struct kstate {
 	int root;                 /* O_PATH of the mount's root */
 	bool mounted;             /* we mounted it, so we unmount it */
 	bool ready;               /* .meta done; instantiate goes to the mount */
-	void *sb_map;
+	uint8_t *view;            /* .meta/.superblock, then .meta/.log, as on the medium */
+	size_t view_len;
+	void *sb_map;             /* into view */
 	void *log_map;
 	size_t log_len;
 	struct famfs_superblock *dev_sb;     /* the library's own pointers */
@@ -1168,33 +1170,51 @@ static int make_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
 			      f->fs->master ? 0644 : 0444, err);
 }
 
-/* Reads and appends go through the .meta files' DAX mappings from now on. */
+/*
+ * Reads and appends go through the .meta files' DAX mappings from now on.
+ * The two are mapped side by side as on the medium (the log right after
+ * the 2 MiB superblock region), from a 2 MiB boundary so that faults map
+ * whole PMDs.  The checks read this view (kernel_medium_view) rather than
+ * the device mapping, whose page cache the DAX writes never reach.
+ */
 static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
 {
 	int prot = f->fs->master && f->fs->dev->writable ? PROT_READ | PROT_WRITE : PROT_READ;
+	const size_t align = 2u << 20;
 	const struct famfs_log_header *lh;
 	const struct famfs_superblock *sb;
+	size_t span = FAMFS_LOG_OFFSET + f->fs->layout.log_len;
+	uint8_t *res, *view;
+	void *p;
 	int fd;
 
+	res = mmap(NULL, span + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return famfs_err_set(err, -errno, "cannot reserve %zu bytes for the .meta files: %s", span,
+				     strerror(errno));
+	view = (uint8_t *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
+	if (view > res)
+		munmap(res, (size_t)(view - res));
+	munmap(view + span, (size_t)(res + span + align - (view + span)));
+	ks->view = view;
+	ks->view_len = span;
 	fd = open_beneath(ks->root, ".meta/.superblock", O_RDONLY | O_NOCTTY, 0);
 	if (fd < 0)
 		return famfs_err_set(err, fd, "cannot open .meta/.superblock: %s", strerror(-fd));
-	ks->sb_map = mmap(NULL, FAMFS_SUPERBLOCK_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(view, FAMFS_SUPERBLOCK_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
-	if (ks->sb_map == MAP_FAILED) {
-		ks->sb_map = NULL;
+	if (p == MAP_FAILED)
 		return famfs_err_set(err, -errno, "cannot map .meta/.superblock: %s", strerror(errno));
-	}
+	ks->sb_map = view;
 	fd = open_beneath(ks->root, ".meta/.log", (prot & PROT_WRITE) ? O_RDWR : O_RDONLY, 0);
 	if (fd < 0)
 		return famfs_err_set(err, fd, "cannot open .meta/.log: %s", strerror(-fd));
 	ks->log_len = f->fs->layout.log_len;
-	ks->log_map = mmap(NULL, ks->log_len, prot, MAP_SHARED, fd, 0);
+	p = mmap(view + FAMFS_LOG_OFFSET, ks->log_len, prot, MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
-	if (ks->log_map == MAP_FAILED) {
-		ks->log_map = NULL;
+	if (p == MAP_FAILED)
 		return famfs_err_set(err, -errno, "cannot map .meta/.log: %s", strerror(errno));
-	}
+	ks->log_map = view + FAMFS_LOG_OFFSET;
 	sb = ks->sb_map;
 	lh = ks->log_map;
 	if (sb->magic != f->fs->sb->magic || memcmp(sb->uuid, f->fs->sb->uuid, 16) != 0 ||
@@ -1230,10 +1250,8 @@ static void release(struct fsys *f, struct kstate *ks)
 		f->fs->sb = ks->dev_sb;
 		f->fs->log = ks->dev_log;
 	}
-	if (ks->log_map)
-		munmap(ks->log_map, ks->log_len);
-	if (ks->sb_map)
-		munmap(ks->sb_map, FAMFS_SUPERBLOCK_SIZE);
+	if (ks->view)
+		munmap(ks->view, ks->view_len);
 	parent_cache_drop(ks);
 	if (ks->state_fd >= 0) {
 		/* The record describes a mount; ours goes away. */
@@ -1430,6 +1448,17 @@ static int kernel_open_data(struct fsys *f, uint32_t node, bool writable, int *r
 	return 0;
 }
 
+static const uint8_t *kernel_medium_view(struct fsys *f, uint64_t *readable)
+{
+	const struct kstate *ks = f->backend_data;
+
+	/* Only once the library reads through it too (switch_to_meta done). */
+	if (!ks || !ks->dev_sb)
+		return NULL;
+	*readable = ks->view_len;
+	return ks->view;
+}
+
 static int kernel_fault_counters(struct fsys *f, uint64_t ret[3])
 {
 	int r = kernel_read_fault_counters(KERNEL_SYSFS_DIR, ret);
@@ -1616,6 +1645,7 @@ const struct backend_ops backend_kernel = {
 	.attach = kernel_attach,
 	.instantiate = kernel_instantiate,
 	.open_data = kernel_open_data,
+	.medium_view = kernel_medium_view,
 	.fault_counters = kernel_fault_counters,
 	.detach = kernel_detach,
 	.data_fd_is_file = true,

@@ -725,7 +725,11 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	int r;
 
 	if (f->fs) {
-		r = famfs_check_medium(f->fs->dev->base, f->fs->dev->size, 0, &rep);
+		const uint8_t *base;
+		uint64_t readable;
+
+		fsys_medium(f, &base, &readable);
+		r = famfs_check_view(base, readable, f->fs->dev->size, 0, &rep);
 	} else {
 		r = famfs_device_open(f->device, 0, &dev, &err);
 		if (r < 0)

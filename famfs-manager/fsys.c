@@ -293,6 +293,15 @@ bool fsys_follow(struct fsys *f)
 	return f->dirty;
 }
 
+void fsys_medium(struct fsys *f, const uint8_t **base, uint64_t *readable)
+{
+	*base = f->backend->medium_view ? f->backend->medium_view(f, readable) : NULL;
+	if (!*base) {
+		*base = f->fs->dev->base;
+		*readable = f->fs->dev->size;
+	}
+}
+
 static void set_uuid(struct fsys *f, const uint8_t *u)
 {
 	static const uint8_t zero[16];
@@ -310,6 +319,7 @@ static void set_uuid(struct fsys *f, const uint8_t *u)
  */
 struct attach_check {
 	const uint8_t *base;
+	uint64_t readable;        /* bytes mapped at base */
 	uint64_t size;
 	char corrupt[FAMFS_ERR_MSG_MAX];
 	bool have_uuid;
@@ -323,7 +333,7 @@ static void attach_check_run(struct attach_check *c)
 	struct famfs_check_report *rep = NULL;
 	int r;
 
-	r = famfs_check_medium(c->base, c->size, 0, &rep);
+	r = famfs_check_view(c->base, c->readable, c->size, 0, &rep);
 	if (r < 0) {
 		snprintf(c->corrupt, sizeof(c->corrupt), "cannot check: %s", strerror(-r));
 		return;
@@ -370,10 +380,12 @@ static void *attach_check_thread(void *arg)
  * (the replay and the backend's attach run meanwhile; the medium stays
  * mapped until attach_check_finish), else right here.
  */
-static void attach_check_start(struct attach_check *c, const uint8_t *base, uint64_t size, bool may_thread)
+static void attach_check_start(struct attach_check *c, const uint8_t *base, uint64_t readable, uint64_t size,
+			       bool may_thread)
 {
 	memset(c, 0, sizeof(*c));
 	c->base = base;
+	c->readable = readable;
 	c->size = size;
 	if (may_thread && sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
 	    pthread_create(&c->thread, NULL, attach_check_thread, c) == 0) {
@@ -401,7 +413,7 @@ static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
 {
 	struct attach_check c;
 
-	attach_check_start(&c, base, size, false);
+	attach_check_start(&c, base, size, size, false);
 	attach_check_finish(f, &c);
 }
 
@@ -443,6 +455,8 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 	struct famfs_err err = {0};
 	struct attach_check chk;
 	struct attach_plan plan;
+	const uint8_t *view;
+	uint64_t readable;
 	struct fsys *f;
 	unsigned flags;
 	int r;
@@ -492,10 +506,12 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		 * attach when it can have a CPU of its own; what it finds is
 		 * only kept once it is done (the health below is computed again
 		 * with it before anyone sees it), and the medium stays open
-		 * until then.
+		 * until then.  It starts once the backend is prepared, so that
+		 * it reads the medium where the backend says it is coherent.
 		 */
-		attach_check_start(&chk, f->fs->dev->base, f->fs->dev->size, true);
 		r = hotplug_backend_prepare(f, &plan, &err);
+		fsys_medium(f, &view, &readable);
+		attach_check_start(&chk, view, readable, f->fs->dev->size, true);
 		if (r >= 0) {
 			r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
 			if (r < 0)

@@ -64,6 +64,12 @@ struct backend_ops {
 	/* an fd through which a caller reaches a file's data at its extents */
 	int (*open_data)(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
 			 struct famfs_err *err);
+	/*
+	 * Where the superblock region and the log can be read coherently with
+	 * this backend's writes (@readable bytes from the start of the medium),
+	 * or NULL: then the device mapping is (optional).
+	 */
+	const uint8_t *(*medium_view)(struct fsys *f, uint64_t *readable);
 	/* PTE, PMD, PUD faults; -EOPNOTSUPP when the backend has none */
 	int (*fault_counters)(struct fsys *f, uint64_t ret[3]);
 	void (*detach)(struct fsys *f);
@@ -168,6 +174,12 @@ struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path);
 int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
 		    char *ret_rel, size_t rel_size, struct famfs_err *err);
 void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e);
+/*
+ * Where to read the attached medium for a check: the backend's coherent
+ * view of the superblock region and the log (@readable bytes), or the
+ * whole device mapping.
+ */
+void fsys_medium(struct fsys *f, const uint8_t **base, uint64_t *readable);
 uint64_t fsys_capacity(const struct fsys *f);
 uint64_t fsys_allocated(const struct fsys *f);
 uint64_t fsys_free_bytes(const struct fsys *f);

@@ -22,6 +22,7 @@ struct span {
 
 struct checker {
 	const uint8_t *base;
+	uint64_t readable;      /* bytes mapped at base */
 	uint64_t medium_size;
 	struct famfs_check_report *r;
 	const struct famfs_log_entry *entries;
@@ -92,6 +93,13 @@ static bool check_superblock(struct checker *c, const struct famfs_superblock **
 	code = famfs_superblock_validate(sb, c->medium_size, &err);
 	if (code != FAMFS_OK && code != FAMFS_F_SB_DEV_SIZE) {
 		add_finding(c, FAMFS_SEV_FATAL, code, -1, "%s", err.msg);
+		return false;
+	}
+	if (c->readable < c->medium_size && sb->log_len > c->readable - FAMFS_LOG_OFFSET) {
+		add_finding(c, FAMFS_SEV_FATAL, FAMFS_F_SB_LOG_LEN, -1,
+			    "the superblock gives a log of 0x%" PRIx64 " bytes, but only 0x%" PRIx64
+			    " bytes of log are mapped to be read (the log length it had at attach)",
+			    sb->log_len, c->readable - FAMFS_LOG_OFFSET);
 		return false;
 	}
 	s->version = sb->version;
@@ -407,11 +415,21 @@ static void check_crosslinks(struct checker *c, bool report_pairs)
 int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags,
 		       struct famfs_check_report **ret)
 {
+	return famfs_check_view(base, medium_size, medium_size, flags, ret);
+}
+
+int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_size, unsigned flags,
+		     struct famfs_check_report **ret)
+{
 	const struct famfs_superblock *sb = NULL;
-	struct checker c = { .base = base, .medium_size = medium_size };
+	struct checker c = { .base = base, .readable = readable, .medium_size = medium_size };
 	uint64_t end;
 	int r = 0;
 
+	/* A view holds at least the superblock region and a log header. */
+	if (readable > medium_size ||
+	    (readable < medium_size && readable < FAMFS_LOG_OFFSET + sizeof(struct famfs_log_header)))
+		return -EINVAL;
 	c.r = calloc(1, sizeof(*c.r));
 	if (!c.r)
 		return -ENOMEM;

@@ -88,6 +88,17 @@ enum famfs_check_flags {
 int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags,
 		       struct famfs_check_report **ret);
 
+/*
+ * The same for a medium of which only the first @readable bytes are mapped
+ * at @base: the superblock region and the log, as a kernel mount's .meta
+ * files map them.  Nothing past @readable is read; a superblock that now
+ * claims a longer log is a fatal finding.  -EINVAL when @readable is more
+ * than @medium_size, or less but short of the superblock region and a log
+ * header.
+ */
+int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_size, unsigned flags,
+		     struct famfs_check_report **ret);
+
 struct famfs_check_report *famfs_check_report_free(struct famfs_check_report *r);
 
 /* Errors the report holds (ERROR and FATAL findings, suppressed ones included). */

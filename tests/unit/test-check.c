@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The checker engine on media built in memory. */
+#include <errno.h>
 #include <glib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -174,6 +175,56 @@ static void test_truncated_medium(void)
 	munmap(m.base, m.size);
 }
 
+/*
+ * A view of only the superblock region and the log (what a kernel mount's
+ * .meta files map) is checked like the whole medium, and nothing past it
+ * is read: the bytes after it are PROT_NONE here, so a read would crash.
+ * A superblock that claims a longer log than the view holds is fatal.
+ */
+static void test_view_reads_only_the_view(void)
+{
+	struct medium m;
+	struct famfs_check_report *whole = NULL, *r = NULL;
+	uint64_t data = famfs_data_start(8 * MiB), view = FAMFS_LOG_OFFSET + 8 * MiB;
+
+	medium_new(&m, GiB, 8 * MiB);
+	add_file(&m, "a", data, AU);
+	add_file(&m, "b", data + AU, AU);
+	add_file(&m, "c", data + AU, AU);   /* cross-linked with b */
+	whole = check(&m);
+	g_assert_cmpint(mprotect(m.base + view, m.size - view, PROT_NONE), ==, 0);
+	g_assert_cmpint(famfs_check_view(m.base, view, m.size, 0, &r), ==, 0);
+	g_assert_cmpuint(r->nfindings, ==, whole->nfindings);
+	g_assert_cmpuint(count(r, FAMFS_F_CROSSLINK), ==, 1);
+	g_assert_cmpuint(r->summary.log_used, ==, 3);
+	g_assert_cmpuint(r->summary.capacity, ==, GiB);
+	famfs_check_report_free(r);
+	/*
+	 * Half the log mapped, and written entries past that half: the
+	 * superblock's log does not fit the view, and it is not read.
+	 */
+	g_assert_cmpint(mprotect(m.base + view, m.size - view, PROT_READ | PROT_WRITE), ==, 0);
+	for (unsigned int i = 0; i < 8000; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "more%u", i);
+		add_file(&m, name, data + 2 * AU, AU);
+	}
+	view = FAMFS_LOG_OFFSET + 4 * MiB;
+	g_assert_cmpuint(sizeof(struct famfs_log_header) + m.log->next_index * sizeof(struct famfs_log_entry), >,
+			 4 * MiB);
+	g_assert_cmpint(mprotect(m.base + view, m.size - view, PROT_NONE), ==, 0);
+	g_assert_cmpint(famfs_check_view(m.base, view, m.size, 0, &r), ==, 0);
+	g_assert_cmpuint(count(r, FAMFS_F_SB_LOG_LEN), ==, 1);
+	g_assert_cmpuint(r->by_severity[FAMFS_SEV_FATAL], ==, 1);
+	famfs_check_report_free(r);
+	/* Not even a log header, or more than the medium: refused. */
+	g_assert_cmpint(famfs_check_view(m.base, FAMFS_LOG_OFFSET, m.size, 0, &r), ==, -EINVAL);
+	g_assert_cmpint(famfs_check_view(m.base, m.size + 1, m.size, 0, &r), ==, -EINVAL);
+	famfs_check_report_free(whole);
+	munmap(m.base, m.size);
+}
+
 /* A flood of one finding is capped, and counted. */
 static void test_findings_capped(void)
 {
@@ -203,6 +254,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/check/crosslink-pairs", test_crosslink_pairs);
 	g_test_add_func("/check/garbage-next-index", test_garbage_next_index);
 	g_test_add_func("/check/truncated-medium", test_truncated_medium);
+	g_test_add_func("/check/view-reads-only-the-view", test_view_reads_only_the_view);
 	g_test_add_func("/check/findings-capped", test_findings_capped);
 	return g_test_run();
 }
