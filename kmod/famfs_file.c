@@ -312,7 +312,11 @@ static vm_fault_t famfs_fault(struct vm_fault *vmf, famfs_fault_size_t size,
 		file_update_time(vmf->vma->vm_file);
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
-	ret = dax_iomap_fault(vmf, size, &pfn, NULL, &famfs_iomap_ops);
+	/* again under the lock: famfs_drop_dax_mappings may have run */
+	if (READ_ONCE(FAMFS_SB(inode->i_sb)->dax_error))
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = dax_iomap_fault(vmf, size, &pfn, NULL, &famfs_iomap_ops);
 	if (ret & VM_FAULT_NEEDDSYNC)
 		ret = dax_finish_sync_fault(vmf, size, pfn);
 	filemap_invalidate_unlock_shared(inode->i_mapping);

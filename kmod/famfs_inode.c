@@ -179,9 +179,56 @@ static const struct super_operations famfs_super_ops = {
 /* ---- the backing device ----------------------------------------------- */
 
 /*
- * The dax core tells the holder when memory under it fails (or, on newer
- * kernels, is about to go away).  Mark the file system: all I/O on it then
- * fails with EIO, /proc/mounts shows "dax_error", and the log says why.
+ * Drops every DAX mapping of the file system: user page tables and the
+ * mapping entries.  Called when the whole device goes away, while its
+ * struct pages still exist: an fsdax namespace made with --map=dev keeps
+ * them on the device itself, and the unmount that follows would otherwise
+ * touch them after they are gone.  Faults re-check dax_error under the
+ * invalidate lock, so none maps anything again.
+ */
+static void famfs_drop_dax_mappings(struct super_block *sb)
+{
+	struct inode *inode, *prev = NULL;
+
+	/* An unmount under way evicts the inodes itself. */
+	if (!down_read_trylock(&sb->s_umount))
+		return;
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		struct address_space *mapping = inode->i_mapping;
+
+		spin_lock(&inode->i_lock);
+		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
+		    !mapping->nrpages) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		/* as __iget(): a reference keeps it on the list meanwhile */
+		atomic_inc(&inode->i_count);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+
+		filemap_invalidate_lock(mapping);
+		unmap_mapping_range(mapping, 0, 0, 1);
+		truncate_inode_pages(mapping, 0);
+		filemap_invalidate_unlock(mapping);
+
+		iput(prev);
+		prev = inode;
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	iput(prev);
+	up_read(&sb->s_umount);
+}
+
+/*
+ * The dax core tells the holder when memory under it fails, or when the
+ * whole device goes (kill_dax: offset 0, length U64_MAX).  Mark the file
+ * system: all I/O on it then fails with EIO, /proc/mounts shows
+ * "dax_error", and the log says why.  When the device goes, its mappings
+ * are dropped too (famfs_drop_dax_mappings).
  */
 static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
 				    u64 len, int mf_flags)
@@ -194,6 +241,8 @@ static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
 	WRITE_ONCE(fsi->dax_error, true);
 	pr_err("%s: media failure at offset 0x%llx length 0x%llx (flags 0x%x); file system disabled\n",
 	       fsi->devname, offset, len, mf_flags);
+	if (offset == 0 && len == U64_MAX)
+		famfs_drop_dax_mappings(fsi->sb);
 	return 0;
 }
 
@@ -328,6 +377,7 @@ static int famfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	fsi->devname = kstrdup(fc->source, GFP_KERNEL);
 	if (!fsi->devname)
 		return -ENOMEM;
+	fsi->sb = sb;
 
 	rc = famfs_open_device(fc, fsi);
 	if (rc)

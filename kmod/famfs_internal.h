@@ -25,6 +25,7 @@ struct famfs_fs_info {
 	u64 dax_part_off;		/* partition start in the dax device */
 	u64 dev_size;			/* bytes; 0 if unknown */
 	bool dax_error;			/* media failure reported */
+	struct super_block *sb;
 };
 
 /* A contiguous range of the backing device */

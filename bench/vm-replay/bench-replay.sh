@@ -16,6 +16,10 @@
 #              populated then) and to "ready on the bus"; SIGTERM unmounts
 #   reattach   famfs-manager killed with SIGKILL (the mount stays) and
 #              started again: it adopts the mount; exec → "mount adopted"
+#   hotplug    famfs-manager running with automount and kernel uevents; the
+#              pmem device is unbound (the daemon unmounts) and bound
+#              again: bind returned (the kernel's probe done, the uevent
+#              sent) → its "famfs mounted" line (replay-tool hotplug)
 # Every run's mount is checked to hold all the files; famfsctl check and
 # fsck.famfs at the end.  Prints TAP, and "# bench:" lines with the numbers.
 export PATH=/bin:/sbin
@@ -164,6 +168,49 @@ check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
 kill -TERM $PID
 wait_gone $PID 300
 mounted $MNT && umount $MNT
+
+# ---- hotplug: the device comes back while the daemon runs ------------------------
+cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = kernel
+automount = yes
+udev-source = kernel
+kernel-module = /modules/famfs.ko
+poll-interval = 1000
+EOF
+famfs-manager -c /etc/famfs/manager.conf >/tmp/hotplug.log 2>&1 &
+HPID=$!
+i=0
+while ! grep -q ': famfs mounted ' /tmp/hotplug.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+# fsdax: nd_pmem drives the pfn device that claims the namespace
+ndpmem=$(basename "$(readlink -f /sys/block/pmem0/device)")
+echo "# hotplug: /dev/pmem0 is nd_pmem's $ndpmem"
+hp_e2e=
+hp_be=
+hp_bind=
+hp_ok=1
+grep -q ': famfs mounted ' /tmp/hotplug.log || { hp_ok=0; echo "# hotplug: the daemon did not mount /dev/pmem0 at start"; }
+for r in $(seq $RUNS); do
+	[ $hp_ok = 1 ] || break
+	out=$(replay-tool hotplug "$ndpmem" $MNT /tmp/hotplug.log 60000 2>&1) ||
+		{ hp_ok=0; echo "# hotplug run $r: $out"; sed 's/^/#   /' /tmp/hotplug.log | tail -15; break; }
+	hp_e2e="$hp_e2e $(echo "$out" | field hotplug_us)"
+	hp_bind="$hp_bind $(echo "$out" | field bind_us)"
+	hp_be="$hp_be $(echo "$out" | field inst_us)"
+	c=$(replay-tool count $MNT | field files)
+	[ "$c" = "$files" ] || { hp_ok=0; echo "# hotplug run $r: $c files in the mount"; }
+done
+check "the running famfs-manager replayed all $files files into a fresh mount each time the device came back, $RUNS times" \
+	test $hp_ok = 1
+echo "# bench: hotplug, the bind itself (the kernel probing the device), us:$hp_bind"
+echo "# bench: hotplug, bind returned -> populated mount, us:$hp_e2e"
+echo "# bench: hotplug, kernel backend replay + instantiation (overlapped), us:$hp_be"
+check "the kernel logged no BUG or Oops while the device went and came back" \
+	sh -c "! dmesg | grep -q -e 'BUG:' -e 'Oops'"
+check "famfsctl check after the hotplug runs is clean" famfsctl check $MNT
+kill -TERM $HPID
+wait_gone $HPID 300
+mounted $MNT && umount $MNT
 check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
 
 # ---- results -------------------------------------------------------------------
@@ -173,6 +220,8 @@ full_be_med=$(replay-tool median $full_be)
 re_med=$(replay-tool median $re_e2e)
 re_ready_med=$(replay-tool median $re_ready)
 re_be_med=$(replay-tool median $re_be)
+hp_med=$(replay-tool median ${hp_e2e:-0})
+hp_be_med=$(replay-tool median ${hp_be:-0})
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }
 echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB fsdax NVDIMM (TCG) ----"
 echo "# bench: famfs-manager --version (baseline, process start) $(ms $exec_med) ms"
@@ -183,6 +232,8 @@ echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) m
 echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms (target <= 500; $(ratio $full_med $mkf_med) x MKFILES floor, $(ratio $full_med $view_med) x view)"
 echo "# bench: full replay, daemon exec -> ready on the bus      $(ms $full_ready_med) ms"
 echo "# bench: full replay, backend replay + instantiate, overlapped $(ms $full_be_med) ms ($(ratio $full_be_med $mkf_med) x MKFILES floor)"
+echo "# bench: hotplug, device back -> populated mount (daemon running) $(ms $hp_med) ms (target <= 500; $(ratio $hp_med $mkf_med) x MKFILES floor; after a bind of $(ms $(replay-tool median ${hp_bind:-0})) ms)"
+echo "# bench: hotplug, backend replay + instantiate, overlapped $(ms $hp_be_med) ms"
 echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms (target <= 20; $(ratio $re_med $view_med) x view)"
 echo "# bench: re-attach, daemon exec -> ready on the bus       $(ms $re_ready_med) ms"
 echo "# bench: re-attach, kernel backend adopt alone             $(ms $re_be_med) ms (target <= 20)"

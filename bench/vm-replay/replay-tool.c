@@ -27,6 +27,14 @@
  *       instantiation of the namespace, which on a fresh mount with two
  *       CPUs overlaps the replay, as the daemon logs them), then leaves a
  *       child copying the rest of the daemon's stderr to LOG
+ *   replay-tool hotplug NAMESPACE MNT LOG TIMEOUT_MS
+ *       the device leaves and comes back while a daemon runs (automount, udev
+ *       events): unbinds the nd_pmem device NAMESPACE, waits until MNT is
+ *       unmounted, binds it again and times, from the return of the bind
+ *       (the device is probed, its uevent sent), the next "famfs mounted"
+ *       line in LOG (the running daemon's stderr): "bind_us N hotplug_us H
+ *       backend_ms B inst_us I", N the bind itself (the kernel's probe), B
+ *       and I as the daemon logs them
  *   replay-tool median N...
  *       the median of its arguments
  *   replay-tool exec PROGRAM ARGS...
@@ -445,6 +453,98 @@ static int cmd_rewrite(int argc, char **argv)
 }
 
 /* Wall time from fork to exit of one run of PROGRAM ARGS, stdout/stderr to /dev/null. */
+static bool mounted_at(const char *mnt)
+{
+	char line[4096], want[1024];
+	bool found = false;
+	FILE *fp = fopen("/proc/mounts", "re");
+
+	if (!fp)
+		return false;
+	snprintf(want, sizeof(want), " %s famfs ", mnt);
+	while (!found && fgets(line, sizeof(line), fp))
+		found = strstr(line, want) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* The last "famfs mounted" line of @log after byte @from, or NULL; *ret_len: the log's length. */
+static char *last_mounted_line(const char *log, long from, long *ret_len, char *buf, size_t size)
+{
+	char line[4096];
+	char *found = NULL;
+	FILE *fp = fopen(log, "re");
+
+	*ret_len = from;
+	if (!fp)
+		return NULL;
+	if (fseek(fp, from, SEEK_SET) == 0)
+		while (fgets(line, sizeof(line), fp))
+			if (strstr(line, ": famfs mounted ")) {
+				snprintf(buf, size, "%s", line);
+				found = buf;
+			}
+	*ret_len = ftell(fp);
+	fclose(fp);
+	return found;
+}
+
+static int write_sysfs(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int cmd_hotplug(int argc, char **argv)
+{
+	uint64_t t0, bind_us, deadline;
+	char buf[4096], *line = NULL, *p;
+	unsigned long backend_ms = 0, inst_us = 0;
+	long len;
+	int r;
+
+	if (argc < 6)
+		return die("hotplug", "usage: hotplug NAMESPACE MNT LOG TIMEOUT_MS");
+	deadline = strtoull(argv[5], NULL, 0) * 1000;
+	r = write_sysfs("/sys/bus/nd/drivers/nd_pmem/unbind", argv[2]);
+	if (r < 0)
+		return die("unbind", strerror(-r));
+	t0 = now_us();
+	while (mounted_at(argv[3]) && now_us() - t0 < deadline)
+		usleep(1000);
+	if (mounted_at(argv[3]))
+		return die(argv[3], "still mounted after its device went away");
+	(void)last_mounted_line(argv[4], 0, &len, buf, sizeof(buf));
+	t0 = now_us();
+	r = write_sysfs("/sys/bus/nd/drivers/nd_pmem/bind", argv[2]);
+	if (r < 0)
+		return die("bind", strerror(-r));
+	bind_us = now_us() - t0;
+	t0 += bind_us;
+	while (!line && now_us() - t0 < deadline) {
+		line = last_mounted_line(argv[4], len, &len, buf, sizeof(buf));
+		if (!line)
+			usleep(1000);
+	}
+	if (!line)
+		return die(argv[4], "no \"famfs mounted\" line after the device came back");
+	p = strstr(line, " in ");
+	if (p)
+		backend_ms = strtoul(p + 4, NULL, 10);
+	p = strstr(line, "instantiated in ");
+	if (p)
+		inst_us = strtoul(p + 16, NULL, 10);
+	printf("bind_us %" PRIu64 " hotplug_us %" PRIu64 " backend_ms %lu inst_us %lu\n", bind_us, now_us() - t0,
+	       backend_ms, inst_us);
+	return 0;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	uint64_t t0, t1;
@@ -490,7 +590,7 @@ static int cmd_count(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return die("usage", "replay-tool fill|view|bare|daemon|median|count|exec|rewrite ...");
+		return die("usage", "replay-tool fill|view|bare|daemon|median|count|exec|rewrite|hotplug ...");
 	if (!strcmp(argv[1], "fill"))
 		return cmd_fill(argc, argv);
 	if (!strcmp(argv[1], "view"))
@@ -507,5 +607,7 @@ int main(int argc, char **argv)
 		return cmd_exec(argc, argv);
 	if (!strcmp(argv[1], "rewrite"))
 		return cmd_rewrite(argc, argv);
+	if (!strcmp(argv[1], "hotplug"))
+		return cmd_hotplug(argc, argv);
 	return die(argv[1], "unknown command");
 }
