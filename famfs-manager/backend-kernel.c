@@ -43,6 +43,7 @@
 #include "kernel.h"
 #include "log.h"
 #include "manager.h"
+#include "medium-guard.h"
 
 #define KERNEL_STATFS_MAGIC      0x87b282feU   /* standalone famfs.ko */
 #define KERNEL_STATFS_MAGIC_OLD  0x87b282ffU
@@ -1198,6 +1199,8 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 	munmap(view + span, (size_t)(res + span + align - (view + span)));
 	ks->view = view;
 	ks->view_len = span;
+	/* The device can go while mounted: the .meta mappings then fault. */
+	(void)medium_guard_add(view, span);
 	fd = open_beneath(ks->root, ".meta/.superblock", O_RDONLY | O_NOCTTY, 0);
 	if (fd < 0)
 		return famfs_err_set(err, fd, "cannot open .meta/.superblock: %s", strerror(-fd));
@@ -1250,8 +1253,10 @@ static void release(struct fsys *f, struct kstate *ks)
 		f->fs->sb = ks->dev_sb;
 		f->fs->log = ks->dev_log;
 	}
-	if (ks->view)
+	if (ks->view) {
+		medium_guard_remove(ks->view);
 		munmap(ks->view, ks->view_len);
+	}
 	parent_cache_drop(ks);
 	if (ks->state_fd >= 0) {
 		/* The record describes a mount; ours goes away. */

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "manager.h"
+#include "medium-guard.h"
 #include "path.h"
 #include "superblock.h"
 
@@ -479,6 +480,8 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		memset(&err, 0, sizeof(err));
 		r = famfs_fs_open(device, 0, m->have_host_uuid ? m->host_uuid : NULL, &f->fs, &err);
 	}
+	if (r >= 0)
+		(void)medium_guard_add(f->fs->dev->base, f->fs->dev->size);
 	if (r < 0) {
 		struct famfs_device *dev = NULL;
 		struct famfs_err e2 = {0};
@@ -525,7 +528,7 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		if (r < 0) {
 			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
 				 f->backend->name, err.msg);
-			f->fs = famfs_fs_close(f->fs);
+			f->fs = fsys_close_fs(f);
 		}
 	}
 	if (f->uuid[0])
@@ -552,13 +555,20 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 	return 0;
 }
 
+struct famfs_fs *fsys_close_fs(struct fsys *f)
+{
+	if (f->fs)
+		medium_guard_remove(f->fs->dev->base);
+	return famfs_fs_close(f->fs);
+}
+
 struct fsys *fsys_free(struct fsys *f)
 {
 	if (!f)
 		return NULL;
 	if (f->fs && f->backend->detach)
 		f->backend->detach(f);
-	famfs_fs_close(f->fs);
+	f->fs = fsys_close_fs(f);
 	clear_reasons(f);
 	for (size_t i = 0; i < f->npending; i++)
 		free(f->pending[i]);

@@ -189,7 +189,7 @@ void hotplug_detach(struct fsys *f, const char *reason)
 	if (f->fs) {
 		if (f->backend->detach)
 			f->backend->detach(f);
-		f->fs = famfs_fs_close(f->fs);
+		f->fs = fsys_close_fs(f);
 	}
 	snprintf(f->attach_error, sizeof(f->attach_error), "%s", reason);
 	f->corrupt[0] = '\0';

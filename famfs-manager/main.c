@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "manager.h"
+#include "medium-guard.h"
 #include "sysuuid.h"
 
 static void usage(FILE *out)
@@ -216,6 +217,8 @@ int main(int argc, char **argv)
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
+	if (medium_guard_install() < 0)
+		fprintf(stderr, "famfs-manager: cannot install the SIGBUS handler: %s\n", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
 
 	r = sd_event_default(&m.event);

@@ -180,6 +180,8 @@ void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_en
  * whole device mapping.
  */
 void fsys_medium(struct fsys *f, const uint8_t **base, uint64_t *readable);
+/* Closes the file system of @f (its mapping no longer guarded); NULL. */
+struct famfs_fs *fsys_close_fs(struct fsys *f);
 uint64_t fsys_capacity(const struct fsys *f);
 uint64_t fsys_allocated(const struct fsys *f);
 uint64_t fsys_free_bytes(const struct fsys *f);

@@ -2,19 +2,25 @@
 /*
  * The parts of the kernel backend that need no famfs.ko: log entry →
  * MAP_CREATE_V2 argument, MAP_GET_V2 result ↔ log comparison, the fault
- * counter files, module detection, the backend choice and the queue
- * between the replay and the worker that makes the files.  The mount
+ * counter files, module detection, the backend choice, the queue between
+ * the replay and the worker that makes the files, and the SIGBUS guard of
+ * mappings whose device can go away.  The mount
  * itself is tested in the VM (tests/vm, fullstack).
  */
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "kernel.h"
+#include "medium-guard.h"
 #include "log.h"
 
 static void make_file_entry(struct famfs_log_entry *e, uint64_t size, uint32_t n)
@@ -332,6 +338,65 @@ static void test_queue_two_threads(void)
 	kernel_queue_free(q);
 }
 
+/* A shared file mapping whose file is cut short: pages past the end fault. */
+static uint8_t *map_then_truncate(const char *path, size_t len)
+{
+	uint8_t *p;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)len), ==, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(p != MAP_FAILED);
+	memset(p, 0xab, len);
+	g_assert_cmpint(ftruncate(fd, 4096), ==, 0);
+	close(fd);
+	return p;
+}
+
+/*
+ * A guarded mapping that faults is replaced by zeros and the access goes
+ * on; a fault outside every guarded range still kills the process.
+ */
+static void test_medium_guard(void)
+{
+	char *dir = g_dir_make_tmp("famfs-guard-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "medium", NULL);
+	const size_t len = 16 * 4096;
+	volatile uint8_t *p;
+	int status;
+	pid_t pid;
+
+	g_assert_cmpint(medium_guard_install(), ==, 0);
+	p = map_then_truncate(path, len);
+	g_assert_true(medium_guard_add((void *)p, len));
+	g_assert_false(medium_guard_lost((const void *)p));
+	g_assert_cmpuint(p[0], ==, 0xab);
+	g_assert_cmpuint(p[8 * 4096], ==, 0);       /* past the end: SIGBUS, replaced */
+	g_assert_true(medium_guard_lost((const void *)p));
+	g_assert_cmpuint(p[0], ==, 0);              /* the whole range is zeros now */
+	p[5] = 1;                                   /* and writable, privately */
+	medium_guard_remove((void *)p);
+	munmap((void *)p, len);
+
+	/* Not guarded: the default action. */
+	pid = fork();
+	g_assert_cmpint(pid, >=, 0);
+	if (pid == 0) {
+		volatile uint8_t *q = map_then_truncate(path, len);
+
+		(void)q[8 * 4096];
+		_exit(0);
+	}
+	g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+	g_assert_true(WIFSIGNALED(status));
+	g_assert_cmpint(WTERMSIG(status), ==, SIGBUS);
+	g_unlink(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -343,5 +408,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/kernel-backend/choice-and-load", test_choice_and_load);
 	g_test_add_func("/kernel-backend/queue-single-thread", test_queue_single_thread);
 	g_test_add_func("/kernel-backend/queue-two-threads", test_queue_two_threads);
+	g_test_add_func("/kernel-backend/medium-guard", test_medium_guard);
 	return g_test_run();
 }
