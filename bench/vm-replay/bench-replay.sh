@@ -170,14 +170,7 @@ wait_gone $PID 300
 mounted $MNT && umount $MNT
 
 # ---- hotplug: the device comes back while the daemon runs ------------------------
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-automount = yes
-udev-source = kernel
-kernel-module = /modules/famfs.ko
-poll-interval = 1000
-EOF
+hotplug_manager_conf 1000
 famfs-manager -c /etc/famfs/manager.conf >/tmp/hotplug.log 2>&1 &
 HPID=$!
 i=0

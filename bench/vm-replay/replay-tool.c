@@ -280,6 +280,18 @@ static int cmd_bare(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* The backend's time and its instantiation's, from its "famfs mounted/adopted ... in B ms ... instantiated in I us" line. */
+static void parse_backend_line(const char *line, unsigned long *backend_ms, unsigned long *inst_us)
+{
+	const char *p = strstr(line, " in ");
+
+	if (p)
+		*backend_ms = strtoul(p + 4, NULL, 10);
+	p = strstr(line, "instantiated in ");
+	if (p)
+		*inst_us = strtoul(p + 16, NULL, 10);
+}
+
 static int cmd_daemon(int argc, char **argv)
 {
 	char buf[8192], line[4096];
@@ -320,8 +332,6 @@ static int cmd_daemon(int argc, char **argv)
 		if (write(logfd, buf, (size_t)got) < 0)
 			break;
 		for (ssize_t i = 0; i < got; i++) {
-			char *p;
-
 			if (buf[i] != '\n') {
 				if (ll < sizeof(line) - 1)
 					line[ll++] = buf[i];
@@ -332,12 +342,7 @@ static int cmd_daemon(int argc, char **argv)
 			if (!attach_us && (strstr(line, ": famfs mounted ") || strstr(line, ": famfs mount adopted "))) {
 				attach_us = t - t0;
 				adopted = strstr(line, "mount adopted") != NULL;
-				p = strstr(line, " in ");
-				if (p)
-					backend_ms = strtoul(p + 4, NULL, 10);
-				p = strstr(line, "instantiated in ");
-				if (p)
-					inst_us = strtoul(p + 16, NULL, 10);
+				parse_backend_line(line, &backend_ms, &inst_us);
 			}
 			if (!ready_us && strstr(line, "ready on the bus"))
 				ready_us = t - t0;
@@ -504,7 +509,7 @@ static int write_sysfs(const char *path, const char *value)
 static int cmd_hotplug(int argc, char **argv)
 {
 	uint64_t t0, bind_us, deadline;
-	char buf[4096], *line = NULL, *p;
+	char buf[4096], *line = NULL;
 	unsigned long backend_ms = 0, inst_us = 0;
 	long len;
 	int r;
@@ -534,12 +539,7 @@ static int cmd_hotplug(int argc, char **argv)
 	}
 	if (!line)
 		return die(argv[4], "no \"famfs mounted\" line after the device came back");
-	p = strstr(line, " in ");
-	if (p)
-		backend_ms = strtoul(p + 4, NULL, 10);
-	p = strstr(line, "instantiated in ");
-	if (p)
-		inst_us = strtoul(p + 16, NULL, 10);
+	parse_backend_line(line, &backend_ms, &inst_us);
 	printf("bind_us %" PRIu64 " hotplug_us %" PRIu64 " backend_ms %lu inst_us %lu\n", bind_us, now_us() - t0,
 	       backend_ms, inst_us);
 	return 0;

@@ -34,14 +34,7 @@ check "replay-tool fill: 200 files of 2 MiB" \
 	sh -c "replay-tool fill /dev/pmem0 $UUIDF f 2097152 200 | grep -q '^files 200 '"
 
 start_system_bus
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-automount = yes
-udev-source = kernel
-kernel-module = /modules/famfs.ko
-poll-interval = 100
-EOF
+hotplug_manager_conf 100
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 PID=$!
 check "famfs-manager mounted /dev/pmem0 at $MNT" fullstack-tool wait-mount $MNT 60000

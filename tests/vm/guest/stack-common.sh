@@ -72,3 +72,16 @@ EOF
 	while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	check "system bus (dbus-daemon with dbus/org.famfs.Manager.conf) is up" test -S /run/dbus/system_bus_socket
 }
+
+# hotplug_manager_conf POLL_MS: /etc/famfs/manager.conf for famfs-manager
+# with the kernel backend, automount and the kernel's uevents
+hotplug_manager_conf() {
+	cat >/etc/famfs/manager.conf <<EOF
+[manager]
+backend = kernel
+automount = yes
+udev-source = kernel
+kernel-module = /modules/famfs.ko
+poll-interval = $1
+EOF
+}
