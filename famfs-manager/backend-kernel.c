@@ -129,7 +129,6 @@ struct kstate {
 	struct kernel_queue *queue;
 	pthread_t worker;
 	bool streaming;           /* the worker runs; joined at attach */
-	bool overlapped;          /* this attach streamed */
 	uint64_t fill_errors;     /* nodes the replay could not queue */
 	uint64_t t_prepared;      /* when the mount and .meta were done */
 };
@@ -860,6 +859,21 @@ static void *instantiate_thread(void *arg)
 	return NULL;
 }
 
+/* Fills the next free slot of the queue with @node and publishes it. */
+static int queue_node(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
+		      struct famfs_err *err)
+{
+	struct kernel_item *it = kernel_queue_reserve(ks->queue);
+	int r;
+
+	if (!it)
+		return famfs_err_set(err, -ENOBUFS, "the instantiation queue is full or closed");
+	r = item_fill(f, node, e, it, err);
+	if (r == 0)
+		kernel_queue_commit(ks->queue);
+	return r;
+}
+
 /* Outside attach: @node is made right away, with its result returned. */
 static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
 			  struct famfs_err *err)
@@ -1071,7 +1085,6 @@ static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_
 	struct kstate *ks = f->backend_data;
 	const struct famfs_ns_node *n;
 	struct kstate_dir *pd, now;
-	struct kernel_item *it;
 	bool track;
 	int r;
 
@@ -1082,14 +1095,10 @@ static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_
 		return 0;
 	if (ks->streaming) {
 		/* The replay at attach: the worker makes it. */
-		it = kernel_queue_reserve(ks->queue);
-		r = it ? item_fill(f, node, e, it, err) : famfs_err_set(err, -ENOBUFS, "queue closed");
-		if (r < 0) {
+		r = queue_node(f, ks, node, e, err);
+		if (r < 0)
 			ks->fill_errors++;
-			return r;
-		}
-		kernel_queue_commit(ks->queue);
-		return 0;
+		return r;
 	}
 	/* Before the mount is ready, attach instantiates the whole namespace. */
 	if (!ks->ready)
@@ -1351,7 +1360,7 @@ static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 	if (!ks->st.adopted && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		ks->queue = kernel_queue_new(true);
 		if (ks->queue && pthread_create(&ks->worker, NULL, instantiate_thread, f) == 0) {
-			ks->streaming = ks->overlapped = true;
+			ks->streaming = true;
 			return 0;
 		}
 		kernel_queue_free(ks->queue);
@@ -1367,22 +1376,19 @@ fail:
 	return r;
 }
 
+/* After the replay; kernel_prepare succeeded before it. */
 static int kernel_attach(struct fsys *f, struct famfs_err *err)
 {
 	struct kstate *ks = f->backend_data;
-	struct kernel_item *it;
 	uint32_t nnodes = 0, first = 1;
 	uint64_t t_replayed = mono_usec(), t_start;
-	int r;
+	bool overlapped;
 
-	if (!ks) {
-		r = kernel_prepare(f, err);
-		if (r < 0)
-			return r;
-		ks = f->backend_data;
-	}
+	if (!ks)
+		return famfs_err_set(err, -EINVAL, "attach without prepare");
 	/* Streaming, the instantiation began with the replay. */
-	t_start = ks->streaming ? ks->t_prepared : mono_usec();
+	overlapped = ks->streaming;
+	t_start = overlapped ? ks->t_prepared : t_replayed;
 	/* Node ids grow in log order, so parents come before their children. */
 	while (famfs_ns_node(f->fs->ns, nnodes))
 		nnodes++;
@@ -1400,13 +1406,11 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		for (uint32_t id = first; id < nnodes; id++) {
 			struct famfs_err e2 = {0};
 
-			it = kernel_queue_reserve(ks->queue);
-			if (!it || item_fill(f, id, NULL, it, &e2) < 0) {
-				fprintf(stderr, "%s: %s\n", f->mountpoint, it ? e2.msg : "instantiation queue full");
+			if (queue_node(f, ks, id, NULL, &e2) < 0) {
+				fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
 				ks->st.errors++;
 				continue;
 			}
-			kernel_queue_commit(ks->queue);
 			consume_queue(f, ks, false);
 		}
 		consume_end(f, ks);
@@ -1421,7 +1425,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		(mono_usec() - ks->t_prepared + ks->st.mount_usec) / 1000, ks->st.created, ks->st.existed,
 		ks->st.conflicts, ks->st.errors, ks->st.replay_usec,
 		ks->trusted > 1 ? ks->trusted - 1 : 0);
-	if (ks->overlapped)
+	if (overlapped)
 		fprintf(stderr, "%s: the instantiation ran alongside the replay, which took %" PRIu64
 			" us of it\n", f->mountpoint, t_replayed - ks->t_prepared);
 	return 0;
