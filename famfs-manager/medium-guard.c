@@ -62,15 +62,12 @@ int medium_guard_install(void)
 bool medium_guard_add(void *base, size_t len)
 {
 	for (int i = 0; i < GUARD_SLOTS; i++) {
-		uintptr_t expected = 0;
-
-		if (atomic_load(&table[i].base) || atomic_load(&table[i].len))
+		if (atomic_load(&table[i].base))
 			continue;
 		atomic_store(&table[i].len, len);
 		atomic_store(&table[i].lost, false);
-		if (atomic_compare_exchange_strong(&table[i].base, &expected, (uintptr_t)base))
-			return true;
-		atomic_store(&table[i].len, 0);
+		atomic_store_explicit(&table[i].base, (uintptr_t)base, memory_order_release);
+		return true;
 	}
 	return false;
 }
@@ -78,10 +75,8 @@ bool medium_guard_add(void *base, size_t len)
 void medium_guard_remove(void *base)
 {
 	for (int i = 0; i < GUARD_SLOTS; i++)
-		if (atomic_load(&table[i].base) == (uintptr_t)base) {
+		if (atomic_load(&table[i].base) == (uintptr_t)base)
 			atomic_store(&table[i].base, 0);
-			atomic_store(&table[i].len, 0);
-		}
 }
 
 bool medium_guard_lost(const void *base)
