@@ -130,10 +130,11 @@ int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_ent
 			struct famfs_err *err);
 
 /*
- * The same without the CRC, for bulk use right after a replay (the kernel
- * backend instantiating thousands of files): the copy must still pass the
- * entry's rules and describe the node it was replayed as (path, type, size,
- * mode, owner), so no map into the metadata or for another name gets out.
+ * The same without the CRC, for the kernel backend instantiating nodes
+ * after the replay (an adopted mount, CreateFile): the copy must still pass
+ * the entry's rules and describe the node it was replayed as (path, type,
+ * size, mode, owner), so no map into the metadata or for another name gets
+ * out.
  * A rewrite can always fix up a CRC; the random damage only a CRC catches is
  * reported by the check that runs at every attach.
  */
