@@ -39,18 +39,6 @@ static inline famfs_idmap_t famfs_file_idmap(struct file *file)
 #endif
 }
 
-/* 6.16: lookup_one() takes the name as a struct qstr */
-static inline struct dentry *famfs_lookup_one(famfs_idmap_t idmap,
-					      const char *name, int len,
-					      struct dentry *base)
-{
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
-	return lookup_one(idmap, name, base, len);
-#else
-	return lookup_one(idmap, &QSTR_LEN(name, len), base);
-#endif
-}
-
 /* 6.3: vm_flags became read-only outside of the vm_flags_*() helpers */
 static inline void famfs_vma_set_flags(struct vm_area_struct *vma,
 				       unsigned long flags)

@@ -11,7 +11,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <linux/namei.h>
 #include <linux/mount.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -42,18 +41,16 @@ static int famfs_mkfile_name(const struct famfs_ioc_mkfile *req,
 }
 
 /*
- * One file of a MKFILES batch.  The request is copied in and checked before
- * the directory is locked; the lock covers only the lookup, the create and
- * handing the map over.
+ * One file of a MKFILES batch.  The request is copied in and its map checked
+ * before the directory is locked; the lock covers only the create itself.
  */
 static int famfs_mkfile(struct file *dirfile, const struct famfs_ioc_mkfile *req,
 			char *name)
 {
-	famfs_idmap_t idmap = famfs_file_idmap(dirfile);
 	struct dentry *parent = dirfile->f_path.dentry;
 	struct inode *dir = d_inode(parent);
+	struct qstr qname;
 	struct famfs_file_meta *meta;
-	struct dentry *dentry;
 	kuid_t uid;
 	kgid_t gid;
 	int rc;
@@ -79,36 +76,13 @@ static int famfs_mkfile(struct file *dirfile, const struct famfs_ioc_mkfile *req
 	if (rc)
 		goto free_meta;
 
+	qname = (struct qstr)QSTR_INIT(name, req->name_len);
 	inode_lock_nested(dir, I_MUTEX_PARENT);
-	rc = -ENOENT;
-	if (IS_DEADDIR(dir))
-		goto unlock;
-	dentry = famfs_lookup_one(idmap, name, req->name_len, parent);
-	if (IS_ERR(dentry)) {
-		rc = PTR_ERR(dentry);
-		goto unlock;
-	}
-	rc = -EEXIST;
-	if (d_really_is_positive(dentry))
-		goto put_dentry;
-	rc = vfs_create(idmap, dir, dentry, S_IFREG | req->mode, true);
-	if (rc)
-		goto put_dentry;
-
-	/*
-	 * The inode is new and its directory still locked: set the owner the
-	 * log asks for before the map makes the file usable.
-	 */
-	d_inode(dentry)->i_uid = uid;
-	d_inode(dentry)->i_gid = gid;
-	rc = famfs_install_meta(d_inode(dentry), meta);
+	rc = famfs_create_mapped(famfs_file_idmap(dirfile), parent, &qname,
+				 req->mode, uid, gid, meta);
+	inode_unlock(dir);
 	if (!rc)
 		meta = NULL;	/* the inode has it now */
-	/* else someone else's MAP_CREATE won the moment the name was visible */
-put_dentry:
-	dput(dentry);
-unlock:
-	inode_unlock(dir);
 free_meta:
 	famfs_meta_free(meta);
 	return rc;

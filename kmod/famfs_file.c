@@ -375,20 +375,24 @@ static int famfs_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 /* ---- ioctls ------------------------------------------------------------- */
 
+/* Size, DAX and the map: the inode is locked, or not yet visible */
+void famfs_give_meta(struct inode *inode, struct famfs_file_meta *meta)
+{
+	i_size_write(inode, meta->file_size);
+	inode->i_flags |= S_DAX;
+	/* publish the finished map; pairs with famfs_meta() */
+	smp_store_release((struct famfs_file_meta **)&inode->i_private, meta);
+}
+
 int famfs_install_meta(struct inode *inode, struct famfs_file_meta *meta)
 {
 	int rc = 0;
 
 	inode_lock(inode);
-	if (inode->i_private) {
+	if (inode->i_private)
 		rc = -EEXIST;
-	} else {
-		i_size_write(inode, meta->file_size);
-		inode->i_flags |= S_DAX;
-		/* publish the finished map; pairs with famfs_meta() */
-		smp_store_release((struct famfs_file_meta **)&inode->i_private,
-				  meta);
-	}
+	else
+		famfs_give_meta(inode, meta);
 	inode_unlock(inode);
 	return rc;
 }

@@ -21,6 +21,8 @@
 #include <linux/sysfs.h>
 #include <linux/dax.h>
 #include <linux/blkdev.h>
+#include <linux/fsnotify.h>
+#include <linux/security.h>
 
 #include "famfs_internal.h"
 
@@ -124,6 +126,73 @@ static int famfs_symlink(famfs_idmap_t idmap, struct inode *dir,
 	dget(dentry);
 	famfs_dir_touch(dir);
 	return 0;
+}
+
+/*
+ * MKFILES' create, with @dir (@parent's inode) locked by the caller: a
+ * regular file whose owner, mode and map are complete before its name is
+ * visible, where open(O_CREAT) + fchown + fchmod + MAP_CREATE would show an
+ * empty root-owned file for a moment.  It checks what vfs_create() checks
+ * (write and search permission on @dir, the LSM hook) and sends the same
+ * fsnotify event, without the in-lookup dentry that lookup_one() builds:
+ * the exclusive directory lock already keeps every other lookup of this
+ * directory from adding the name.  @mode is applied as given, without the
+ * caller's umask: it is the mode the log recorded.  On success the inode
+ * owns @meta.
+ */
+int famfs_create_mapped(famfs_idmap_t idmap, struct dentry *parent,
+			struct qstr *name, umode_t mode, kuid_t uid, kgid_t gid,
+			struct famfs_file_meta *meta)
+{
+	struct inode *dir = d_inode(parent);
+	struct dentry *dentry;
+	struct inode *inode;
+	bool fresh = false;
+	int rc;
+
+	if (IS_DEADDIR(dir))
+		return -ENOENT;
+	rc = inode_permission(idmap, dir, MAY_WRITE | MAY_EXEC);
+	if (rc)
+		return rc;
+	dentry = d_hash_and_lookup(parent, name);
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	if (dentry && d_really_is_positive(dentry)) {
+		dput(dentry);
+		return -EEXIST;
+	}
+	if (!dentry) {
+		dentry = d_alloc(parent, name);
+		if (!dentry)
+			return -ENOMEM;
+		/* as simple_lookup() would have made it */
+		if (!parent->d_sb->s_d_op)
+			d_set_d_op(dentry, &simple_dentry_operations);
+		fresh = true;
+	}
+	rc = security_inode_create(dir, dentry, S_IFREG | mode);
+	if (rc)
+		goto out;
+	rc = -ENOSPC;
+	inode = famfs_get_inode(idmap, dir->i_sb, dir, S_IFREG | mode, 0);
+	if (!inode)
+		goto out;
+	inode->i_mode = S_IFREG | mode;	/* inode_init_owner() may strip S_ISGID */
+	inode->i_uid = uid;
+	inode->i_gid = gid;
+	famfs_give_meta(inode, meta);
+	if (fresh)
+		d_add(dentry, inode);
+	else
+		d_instantiate(dentry, inode);
+	dget(dentry);		/* the dcache holds the tree: pin it */
+	famfs_dir_touch(dir);
+	fsnotify_create(dir, dentry);
+	rc = 0;
+out:
+	dput(dentry);
+	return rc;
 }
 
 static const struct inode_operations famfs_dir_inode_operations = {

@@ -80,6 +80,12 @@ famfs_meta_from_user(const struct famfs_ioc_fmap __user *arg);
 int famfs_meta_validate(struct famfs_fs_info *fsi,
 			const struct famfs_file_meta *meta);
 int famfs_install_meta(struct inode *inode, struct famfs_file_meta *meta);
+void famfs_give_meta(struct inode *inode, struct famfs_file_meta *meta);
+
+/* famfs_inode.c */
+int famfs_create_mapped(famfs_idmap_t idmap, struct dentry *parent,
+			struct qstr *name, umode_t mode, kuid_t uid, kgid_t gid,
+			struct famfs_file_meta *meta);
 
 /* famfs_dir.c */
 extern const struct file_operations famfs_dir_operations;
