@@ -93,6 +93,11 @@ check "Mkdir + CreateFile below it" sh -c "busctl call org.famfs.Manager /org/fa
 	test -d $MNT/dir -a -f $MNT/dir/f"
 m=$(stat -c %a $MNT/dir/f)
 check "mode from the log on the file in the mount (600: $m)" test "$m" = 600
+check "CreateFile with group write (mode 664)" \
+	busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' \
+	$MNT/dir/g 4096 436 0
+m=$(stat -c %a $MNT/dir/g)
+check "the daemon's umask ($(umask)) is not applied: mode 664 in the mount ($m)" test "$m" = 664
 
 # ---- check -------------------------------------------------------------------------
 check "famfsctl check: every file's map matches the log" famfsctl check $MNT
