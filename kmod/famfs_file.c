@@ -24,14 +24,30 @@
 
 /* ---- extent maps ------------------------------------------------------- */
 
+/*
+ * A map and its @count extents in one allocation, se[] or ie[] in its tail:
+ * a replay makes tens of thousands of maps, and each allocation costs.
+ */
+static struct famfs_file_meta *famfs_meta_alloc(u32 ext_type, u32 count)
+{
+	size_t each = ext_type == FAMFS_IOC_EXT_INTERLEAVE ?
+		      sizeof(struct famfs_iext) : sizeof(struct famfs_range);
+	struct famfs_file_meta *meta;
+
+	meta = kzalloc(sizeof(*meta) + count * each, GFP_KERNEL);
+	if (!meta)
+		return NULL;
+	meta->ext_type = ext_type;
+	meta->count = count;
+	if (ext_type == FAMFS_IOC_EXT_INTERLEAVE)
+		meta->ie = (struct famfs_iext *)(meta + 1);
+	else
+		meta->se = (struct famfs_range *)(meta + 1);
+	return meta;
+}
+
 void famfs_meta_free(struct famfs_file_meta *meta)
 {
-	if (!meta)
-		return;
-	if (meta->ext_type == FAMFS_IOC_EXT_INTERLEAVE)
-		kfree(meta->ie);
-	else
-		kfree(meta->se);
 	kfree(meta);
 }
 
@@ -441,18 +457,11 @@ static long famfs_ioc_map_create(struct file *file, void __user *arg)
 	if (imap.ext_list_count > FAMFS_MAX_EXTENTS)
 		return -E2BIG;
 
-	meta = kzalloc(sizeof(*meta), GFP_KERNEL);
+	meta = famfs_meta_alloc(FAMFS_IOC_EXT_SIMPLE, imap.ext_list_count);
 	if (!meta)
 		return -ENOMEM;
 	meta->file_type = imap.file_type;
-	meta->ext_type = FAMFS_IOC_EXT_SIMPLE;
 	meta->file_size = imap.file_size;
-	meta->count = imap.ext_list_count;
-	meta->se = kcalloc(meta->count, sizeof(*meta->se), GFP_KERNEL);
-	if (!meta->se) {
-		kfree(meta);
-		return -ENOMEM;
-	}
 	for (i = 0; i < imap.ext_list_count; i++) {
 		meta->se[i].offset = imap.ext_list[i].offset;
 		meta->se[i].len = imap.ext_list[i].len;
@@ -487,74 +496,60 @@ famfs_meta_from_user(const struct famfs_ioc_fmap __user *arg)
 {
 	struct famfs_file_meta *meta;
 	struct famfs_ioc_fmap fmap;
-	u32 i;
+	u32 i, count, max;
 	int rc;
 
 	if (copy_from_user(&fmap, arg, sizeof(fmap)))
 		return ERR_PTR(-EFAULT);
 
-	meta = kzalloc(sizeof(*meta), GFP_KERNEL);
+	switch (fmap.fioc_ext_type) {
+	case FAMFS_IOC_EXT_SIMPLE:
+		count = fmap.fioc_nextents;
+		max = FAMFS_IOC_MAX_SIMPLE_EXTENTS;
+		break;
+	case FAMFS_IOC_EXT_INTERLEAVE:
+		count = fmap.fioc_niext;
+		max = FAMFS_IOC_MAX_INTERLEAVED_EXTENTS;
+		break;
+	default:
+		return ERR_PTR(-EINVAL);
+	}
+	if (count < 1)
+		return ERR_PTR(-ENOSPC);
+	if (count > max)
+		return ERR_PTR(-E2BIG);
+
+	meta = famfs_meta_alloc(fmap.fioc_ext_type, count);
 	if (!meta)
 		return ERR_PTR(-ENOMEM);
 	meta->file_type = fmap.fioc_file_type;
-	meta->ext_type = fmap.fioc_ext_type;
 	meta->file_size = fmap.fioc_file_size;
 
-	switch (fmap.fioc_ext_type) {
-	case FAMFS_IOC_EXT_SIMPLE:
-		rc = -ENOSPC;
-		if (fmap.fioc_nextents < 1)
-			goto err;
-		rc = -E2BIG;
-		if (fmap.fioc_nextents > FAMFS_IOC_MAX_SIMPLE_EXTENTS)
-			goto err;
-		meta->count = fmap.fioc_nextents;
-		rc = -ENOMEM;
-		meta->se = kcalloc(meta->count, sizeof(*meta->se), GFP_KERNEL);
-		if (!meta->se)
-			goto err;
-		rc = famfs_copy_simple(meta->se, fmap.kse, meta->count);
+	if (fmap.fioc_ext_type == FAMFS_IOC_EXT_SIMPLE) {
+		rc = famfs_copy_simple(meta->se, fmap.kse, count);
 		if (rc)
 			goto err;
-		break;
+		return meta;
+	}
+	for (i = 0; i < count; i++) {
+		struct famfs_ioc_interleaved_ext ie;
 
-	case FAMFS_IOC_EXT_INTERLEAVE:
-		rc = -ENOSPC;
-		if (fmap.fioc_niext < 1)
+		rc = -EFAULT;
+		if (copy_from_user(&ie, &fmap.kie[i], sizeof(ie)))
+			goto err;
+		rc = -EINVAL;
+		if (ie.ie_nstrips < 1)
 			goto err;
 		rc = -E2BIG;
-		if (fmap.fioc_niext > FAMFS_IOC_MAX_INTERLEAVED_EXTENTS)
+		if (ie.ie_nstrips > FAMFS_MAX_STRIPS)
 			goto err;
-		meta->count = fmap.fioc_niext;
-		rc = -ENOMEM;
-		meta->ie = kcalloc(meta->count, sizeof(*meta->ie), GFP_KERNEL);
-		if (!meta->ie)
+		meta->ie[i].nstrips = ie.ie_nstrips;
+		meta->ie[i].chunk_size = ie.ie_chunk_size;
+		meta->ie[i].nbytes = ie.ie_nbytes;
+		rc = famfs_copy_simple(meta->ie[i].strip, ie.ie_strips,
+				       ie.ie_nstrips);
+		if (rc)
 			goto err;
-		for (i = 0; i < meta->count; i++) {
-			struct famfs_ioc_interleaved_ext ie;
-
-			rc = -EFAULT;
-			if (copy_from_user(&ie, &fmap.kie[i], sizeof(ie)))
-				goto err;
-			rc = -EINVAL;
-			if (ie.ie_nstrips < 1)
-				goto err;
-			rc = -E2BIG;
-			if (ie.ie_nstrips > FAMFS_MAX_STRIPS)
-				goto err;
-			meta->ie[i].nstrips = ie.ie_nstrips;
-			meta->ie[i].chunk_size = ie.ie_chunk_size;
-			meta->ie[i].nbytes = ie.ie_nbytes;
-			rc = famfs_copy_simple(meta->ie[i].strip, ie.ie_strips,
-					       ie.ie_nstrips);
-			if (rc)
-				goto err;
-		}
-		break;
-
-	default:
-		rc = -EINVAL;
-		goto err;
 	}
 	return meta;
 
