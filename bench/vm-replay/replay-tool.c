@@ -50,11 +50,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -512,7 +514,7 @@ static int cmd_hotplug(int argc, char **argv)
 	char buf[4096], *line = NULL;
 	unsigned long backend_ms = 0, inst_us = 0;
 	long len;
-	int r;
+	int r, watch;
 
 	if (argc < 6)
 		return die("hotplug", "usage: hotplug NAMESPACE MNT LOG TIMEOUT_MS");
@@ -526,17 +528,33 @@ static int cmd_hotplug(int argc, char **argv)
 	if (mounted_at(argv[3]))
 		return die(argv[3], "still mounted after its device went away");
 	(void)last_mounted_line(argv[4], 0, &len, buf, sizeof(buf));
+	/*
+	 * Woken by the log growing, not by polling it: a 1 ms poll loop took
+	 * CPU from the daemon it was timing.
+	 */
+	watch = inotify_init1(IN_CLOEXEC);
+	if (watch < 0 || inotify_add_watch(watch, argv[4], IN_MODIFY) < 0)
+		return die("inotify", strerror(errno));
 	t0 = now_us();
 	r = write_sysfs("/sys/bus/nd/drivers/nd_pmem/bind", argv[2]);
 	if (r < 0)
 		return die("bind", strerror(-r));
 	bind_us = now_us() - t0;
 	t0 += bind_us;
-	while (!line && now_us() - t0 < deadline) {
+	for (;;) {
+		struct pollfd pfd = { .fd = watch, .events = POLLIN };
+		uint64_t spent;
+		char ev[4096];
+
 		line = last_mounted_line(argv[4], len, &len, buf, sizeof(buf));
-		if (!line)
-			usleep(1000);
+		spent = now_us() - t0;
+		if (line || spent >= deadline)
+			break;
+		if (poll(&pfd, 1, (int)((deadline - spent) / 1000) + 1) > 0 &&
+		    read(watch, ev, sizeof(ev)) < 0)
+			break;
 	}
+	close(watch);
 	if (!line)
 		return die(argv[4], "no \"famfs mounted\" line after the device came back");
 	parse_backend_line(line, &backend_ms, &inst_us);
