@@ -93,9 +93,6 @@ struct kstate {
 	bool ready;               /* .meta done; instantiate goes to the mount */
 	uint8_t *view;            /* .meta/.superblock, then .meta/.log, as on the medium */
 	size_t view_len;
-	void *sb_map;             /* into view */
-	void *log_map;
-	size_t log_len;
 	struct famfs_superblock *dev_sb;     /* the library's own pointers */
 	struct famfs_log_header *dev_log;
 	struct kernel_stats st;
@@ -1191,9 +1188,9 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 {
 	int prot = f->fs->master && f->fs->dev->writable ? PROT_READ | PROT_WRITE : PROT_READ;
 	const size_t align = 2u << 20;
-	const struct famfs_log_header *lh;
-	const struct famfs_superblock *sb;
-	size_t span = FAMFS_LOG_OFFSET + f->fs->layout.log_len;
+	size_t log_len = f->fs->layout.log_len, span = FAMFS_LOG_OFFSET + log_len;
+	struct famfs_superblock *sb;
+	struct famfs_log_header *lh;
 	uint8_t *res, *view;
 	void *p;
 	int fd;
@@ -1217,18 +1214,15 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 	close(fd);
 	if (p == MAP_FAILED)
 		return famfs_err_set(err, -errno, "cannot map .meta/.superblock: %s", strerror(errno));
-	ks->sb_map = view;
 	fd = open_beneath(ks->root, ".meta/.log", (prot & PROT_WRITE) ? O_RDWR : O_RDONLY, 0);
 	if (fd < 0)
 		return famfs_err_set(err, fd, "cannot open .meta/.log: %s", strerror(-fd));
-	ks->log_len = f->fs->layout.log_len;
-	p = mmap(view + FAMFS_LOG_OFFSET, ks->log_len, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	p = mmap(view + FAMFS_LOG_OFFSET, log_len, prot, MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return famfs_err_set(err, -errno, "cannot map .meta/.log: %s", strerror(errno));
-	ks->log_map = view + FAMFS_LOG_OFFSET;
-	sb = ks->sb_map;
-	lh = ks->log_map;
+	sb = (struct famfs_superblock *)view;
+	lh = (struct famfs_log_header *)(view + FAMFS_LOG_OFFSET);
 	if (sb->magic != f->fs->sb->magic || memcmp(sb->uuid, f->fs->sb->uuid, 16) != 0 ||
 	    lh->magic != f->fs->log->magic || lh->len != f->fs->log->len ||
 	    lh->last_index != f->fs->log->last_index)
@@ -1237,8 +1231,8 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 				     f->device);
 	ks->dev_sb = f->fs->sb;
 	ks->dev_log = f->fs->log;
-	f->fs->sb = ks->sb_map;
-	f->fs->log = ks->log_map;
+	f->fs->sb = sb;
+	f->fs->log = lh;
 	return 0;
 }
 
@@ -1392,7 +1386,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	/* Node ids grow in log order, so parents come before their children. */
 	while (famfs_ns_node(f->fs->ns, nnodes))
 		nnodes++;
-	if (ks->streaming) {
+	if (overlapped) {
 		stop_streaming(f, ks);
 	} else {
 		if (ks->st.adopted) {
