@@ -27,13 +27,6 @@ RUNS=${RUNS:-5}
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
 . /bin/stack-common.sh
-finish() {
-	echo "# famfs-manager log (last lines):"
-	tail -20 /tmp/manager.log 2>/dev/null | sed 's/^/#   /'
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
 mounted() { grep -q " $1 famfs " /proc/mounts; }
 ms() { awk "BEGIN { printf \"%.1f\", $1 / 1000 }"; }
 
@@ -230,4 +223,4 @@ echo "# bench: hotplug, backend replay + instantiate, overlapped $(ms $hp_be_med
 echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms (target <= 20; $(ratio $re_med $view_med) x view)"
 echo "# bench: re-attach, daemon exec -> ready on the bus       $(ms $re_ready_med) ms"
 echo "# bench: re-attach, kernel backend adopt alone             $(ms $re_be_med) ms (target <= 20)"
-finish
+finish "last lines" 20

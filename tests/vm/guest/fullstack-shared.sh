@@ -21,13 +21,6 @@ DONE=0x444f4e45          # client finished
 
 TAP_PREFIX="$ROLE: "
 . /bin/stack-common.sh
-finish() {
-	echo "# famfs-manager log ($ROLE):"
-	sed 's/^/#   /' /tmp/manager.log
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
 owned() {
 	busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s \
 		org.famfs.Manager 2>/dev/null | grep -q true
@@ -130,4 +123,4 @@ else
 	kill -TERM $MGR_PID
 	sleep 1
 fi
-finish
+finish "$ROLE"

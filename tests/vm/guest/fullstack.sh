@@ -15,13 +15,6 @@ MNT=/run/famfs/pmem0
 UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 . /bin/stack-common.sh
 prop() { busctl get-property org.famfs.Manager "$OBJ" org.famfs.FileSystem1 "$1" 2>/dev/null | cut -d' ' -f2-; }
-finish() {
-	echo "# famfs-manager log:"
-	sed 's/^/#   /' /tmp/manager.log
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
 
 guest_identity "$UUID"
 

@@ -13,13 +13,6 @@ export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
 . /bin/stack-common.sh
-finish() {
-	echo "# famfs-manager log:"
-	sed 's/^/#   /' /tmp/manager.log | tail -30
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
 
 guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1 ||
@@ -69,4 +62,4 @@ kill -TERM $PID
 check "famfs-manager exits on SIGTERM" wait_gone $PID
 check "and unmounts" sh -c "! grep -q ' $MNT famfs ' /proc/mounts"
 check "fsck.famfs is clean" fsck.famfs -n /dev/pmem0
-finish
+finish "" 30

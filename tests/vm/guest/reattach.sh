@@ -18,13 +18,6 @@ export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUIDF=/opt/famfs/system_uuid
 . /bin/stack-common.sh
-finish() {
-	echo "# famfs-manager log:"
-	sed 's/^/#   /' /tmp/manager.log
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
 nmounts() { grep -c " $MNT famfs " /proc/mounts; }
 call() { busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$@"; }
 # Every path in the mount with its inode number, type and size, sorted

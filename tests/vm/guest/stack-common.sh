@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What the full-stack guest scripts share (fullstack.sh, fullstack-shared.sh,
-# reattach.sh, bench/vm-replay/bench-replay.sh): TAP output, the users and
-# ids a system bus needs, and a system bus (dbus-daemon) with our policy.
+# reattach.sh, hot-remove.sh, bench/vm-replay/bench-replay.sh): TAP output,
+# the users and ids a system bus needs, and a system bus (dbus-daemon) with
+# our policy.
 # run-vm.sh puts this file in the guest's /bin; the scripts source it.
 # Set TAP_PREFIX before sourcing to prefix every TAP description.
 
@@ -15,6 +16,18 @@ check() {
 	desc=$1
 	shift
 	if "$@" >/tmp/check.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/#   /' /tmp/check.out; fi
+}
+
+# finish [LABEL [LINES]]: the end of a script.  famfs-manager's log (only
+# its last LINES lines when given) as TAP comments, then the plan; the exit
+# status is 0 when every check passed.
+finish() {
+	echo "# famfs-manager log${1:+ ($1)}:"
+	if [ -n "${2:-}" ]; then tail -n "$2" /tmp/manager.log; else cat /tmp/manager.log; fi 2>/dev/null |
+		sed 's/^/#   /'
+	echo "1..$n"
+	[ $fails = 0 ]
+	exit $?
 }
 
 # A process that exited but was not reaped yet (its parent is gone) is a zombie
