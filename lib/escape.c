@@ -96,6 +96,19 @@ char *famfs_escape_dup(const char *s)
 	return out;
 }
 
+bool famfs_is_utf8(const char *s)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t len = strlen(s);
+
+	for (size_t i = 0, n; i < len; i += n) {
+		n = utf8_char_len(p + i, len - i);
+		if (n == 0)
+			return false;
+	}
+	return true;
+}
+
 bool famfs_needs_escape(const char *s)
 {
 	const uint8_t *p = (const uint8_t *)s;

@@ -39,6 +39,9 @@ size_t famfs_escape(const char *in, size_t len, char *out, size_t out_size);
 /* famfs_escape() of a C string into a new malloc()ed string; NULL without memory. */
 char *famfs_escape_dup(const char *s);
 
+/* True when @s is valid UTF-8 as sd-bus takes it (noncharacters excluded). */
+bool famfs_is_utf8(const char *s);
+
 /* True when famfs_escape() would change @s. */
 bool famfs_needs_escape(const char *s);
 

@@ -1504,6 +1504,12 @@ static void test_names(void)
 	g_assert_cmpstr(e.name, ==, "org.famfs.Error.InvalidPath");
 	sd_bus_error_free(&e);
 
+	/* famfsctl takes a raw (not UTF-8) argument too. */
+	g_assert_cmpint(run(&out, &errs, b.addr, false, famfsctl_exe, "map", "/run/famfs-test/names/caf\xe9", NULL),
+			==, 0);
+	assert_safe_text("famfsctl map", out);
+	g_assert_nonnull(strstr(out, "caf\\xe9"));
+
 	/* A new name given escaped is created with its raw bytes. */
 	g_assert_cmpint(create_file(conn, "/run/famfs-test/names/new\\xff", 4096, 0644, &e), >=, 0);
 	g_assert_true(list_has(conn, "/run/famfs-test/names", "new\\xff", NULL, NULL));

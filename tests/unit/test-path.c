@@ -157,6 +157,9 @@ static void test_escape(void)
 		g_assert_cmpint(famfs_unescape(e, back, sizeof(back), NULL), ==, 0);
 		g_assert_cmpstr(back, ==, cases[i].raw);
 	}
+	g_assert_true(famfs_is_utf8("caf\xc3\xa9\n\\"));
+	g_assert_false(famfs_is_utf8("caf\xe9"));
+	g_assert_false(famfs_is_utf8("\xef\xbf\xbf"));
 	/* A short buffer ends at a whole escape, terminated. */
 	g_assert_cmpuint(famfs_escape("ab\n", 3, small, sizeof(small)), ==, 2);
 	g_assert_cmpstr(small, ==, "ab");
