@@ -1367,7 +1367,10 @@ static const struct {
 	{ "caf\xc3\xa9", "caf\xc3\xa9" },
 };
 
-/* Renames the FILE entries "n<k>" to hostile[k].raw, and "dup" to hostile[1].raw (refused). */
+/*
+ * Renames the FILE entries "n<k>" to hostile[k].raw, "meta" to ".meta" and
+ * "dup" to hostile[1].raw (both refused on replay).
+ */
 static void rename_entries_raw(const char *image)
 {
 	size_t len = FAMFS_LOG_OFFSET + FAMFS_LOG_LEN_DEFAULT;
@@ -1387,6 +1390,8 @@ static void rename_entries_raw(const char *image)
 			continue;
 		if (!strcmp(en->file.relpath, "dup"))
 			to = hostile[1].raw;
+		if (!strcmp(en->file.relpath, "meta"))
+			to = ".meta";
 		for (size_t k = 0; k < G_N_ELEMENTS(hostile); k++) {
 			g_autofree char *n = g_strdup_printf("n%zu", k);
 
@@ -1436,6 +1441,7 @@ static void test_names(void)
 		g_assert_cmpint(create_file(conn, p, 4096, 0644, &e), >=, 0);
 	}
 	g_assert_cmpint(create_file(conn, "/run/famfs-test/names/dup", 4096, 0644, &e), >=, 0);
+	g_assert_cmpint(create_file(conn, "/run/famfs-test/names/meta", 4096, 0644, &e), >=, 0);
 	sd_bus_flush_close_unref(conn);
 	stop_pid(pid, SIGTERM);
 	rename_entries_raw(img);
@@ -1457,7 +1463,9 @@ static void test_names(void)
 	h = get_prop_s(conn, obj, "Health");
 	reasons = get_reasons(conn, obj);
 	g_assert_cmpstr(h, ==, "degraded");
+	g_assert_nonnull(strstr(reasons, "2 log entries refused"));
 	g_assert_nonnull(strstr(reasons, hostile[1].escaped));
+	g_assert_false(list_has(conn, "/run/famfs-test/names", ".meta", NULL, NULL));
 
 	/* The whole object tree still reads. */
 	g_assert_cmpint(sd_bus_call_method(conn, MGR, ROOT, "org.freedesktop.DBus.ObjectManager",
@@ -1554,8 +1562,9 @@ static void test_names(void)
 	stop_pid(pid, SIGTERM);
 	bus_stop(&b);
 
-	/* The daemon's log: the refused entry is quoted, escaped. */
+	/* The daemon's log: the first refused entry is quoted, escaped. */
 	g_assert_true(g_file_get_contents(logfile, &log, NULL, NULL));
+	g_test_message("the daemon's log:\n%s", log);
 	assert_safe_text("the daemon's log", log);
 	g_assert_nonnull(strstr(log, hostile[1].escaped));
 
