@@ -962,7 +962,7 @@ static int prop_manager(sd_bus *bus, const char *path, const char *iface, const 
 	if (!strcmp(prop, "Version"))
 		return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
 	if (!strcmp(prop, "MountRoot"))
-		return sd_bus_message_append(reply, "s", m->cfg.mount_root);
+		return append_name(reply, m->cfg.mount_root);
 	if (!strcmp(prop, "PollIntervalUSec"))
 		return sd_bus_message_append(reply, "t", m->cfg.poll_ms * 1000);
 	if (!strcmp(prop, "Polkit"))
