@@ -766,7 +766,7 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 		if (!report) {
 			*err = e;
 		} else if (r < 0) {
-			fprintf(stderr, "%s: %s\n", f->mountpoint, e.msg);
+			manager_log("%s: %s", f->mountpoint, e.msg);
 			if (r != -EEXIST)
 				ks->st.errors++;
 		}
@@ -828,7 +828,7 @@ static void consume_queue(struct fsys *f, struct kstate *ks, bool wait)
 		struct famfs_err e = {0};
 
 		if (instantiate_item(f, ks, it, &e) < 0)
-			fprintf(stderr, "%s: %s\n", f->mountpoint, e.msg);
+			manager_log("%s: %s", f->mountpoint, e.msg);
 		kernel_queue_release(ks->queue, ks->batch ? kernel_mkfiles_count(ks->batch) : 0);
 	}
 }
@@ -1401,7 +1401,7 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 			struct famfs_err e2 = {0};
 
 			if (queue_node(f, ks, id, NULL, &e2) < 0) {
-				fprintf(stderr, "%s: %s\n", f->mountpoint, e2.msg);
+				manager_log("%s: %s", f->mountpoint, e2.msg);
 				ks->st.errors++;
 				continue;
 			}

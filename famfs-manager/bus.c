@@ -75,7 +75,28 @@ int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
 		name = ERR("Failed");
 		break;
 	}
-	return sd_bus_error_set(e, name, msg && msg[0] ? msg : strerror(-r));
+	if (msg && msg[0]) {
+		/* Messages quote names from the medium; the bus takes only UTF-8. */
+		char *escaped = famfs_escape_dup(msg);
+		int ret = sd_bus_error_set(e, name, escaped ? escaped : "out of memory");
+
+		free(escaped);
+		return ret;
+	}
+	return sd_bus_error_set(e, name, strerror(-r));
+}
+
+/* Appends a name from the medium (or a path built from one) as an escaped "s". */
+static int append_name(sd_bus_message *m, const char *raw)
+{
+	char *escaped = famfs_escape_dup(raw);
+	int r;
+
+	if (!escaped)
+		return -ENOMEM;
+	r = sd_bus_message_append(m, "s", escaped);
+	free(escaped);
+	return r;
 }
 
 /* ---- options ---- */
@@ -195,9 +216,15 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	r = manager_resolve(m, path, &f, rel, FAMFS_MAX_PATHLEN, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	if (!f->fs)
-		return sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
-					 f->mountpoint, f->attach_error);
+	if (!f->fs) {
+		char *why = famfs_escape_dup(f->attach_error), *where = famfs_escape_dup(f->mountpoint);
+
+		r = sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
+				      where ? where : "", why ? why : "");
+		free(why);
+		free(where);
+		return r;
+	}
 	*ret_f = f;
 	return 0;
 }
@@ -603,15 +630,26 @@ static int method_get_file_layout(sd_bus_message *msg, void *userdata, sd_bus_er
 	return reply_file_map(msg, userdata, true, e);
 }
 
-static int append_list_item(sd_bus_message *reply, const struct famfs_ns_node *nd)
+/* One (stuuu) of ListFiles, or with @raw the (aytuuu) of ListFilesRaw. */
+static int append_list_item(sd_bus_message *reply, const struct famfs_ns_node *nd, bool raw)
 {
 	uint32_t kind = nd->kind == FAMFS_NS_DIR ? S_IFDIR : S_IFREG;
+	const char *name = nd->path + nd->name_off;
+	int r;
 
-	return sd_bus_message_append(reply, "(stuuu)", nd->path + nd->name_off, nd->size,
-				     kind | nd->mode, nd->uid, nd->gid);
+	r = sd_bus_message_open_container(reply, 'r', raw ? "aytuuu" : "stuuu");
+	if (r >= 0 && raw)
+		r = sd_bus_message_append_array(reply, 'y', name, strlen(name));
+	else if (r >= 0)
+		r = append_name(reply, name);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "tuuu", nd->size, kind | nd->mode, nd->uid, nd->gid);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
 }
 
-static int method_list_files(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+static int reply_list_files(sd_bus_message *msg, void *userdata, bool raw, sd_bus_error *e)
 {
 	const struct famfs_ns_node *nd;
 	sd_bus_message *reply = NULL;
@@ -629,14 +667,14 @@ static int method_list_files(sd_bus_message *msg, void *userdata, sd_bus_error *
 	nd = famfs_ns_node(f->fs->ns, id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
-		r = sd_bus_message_open_container(reply, 'a', "(stuuu)");
+		r = sd_bus_message_open_container(reply, 'a', raw ? "(aytuuu)" : "(stuuu)");
 	if (r >= 0 && nd->kind == FAMFS_NS_FILE)
-		r = append_list_item(reply, nd);
+		r = append_list_item(reply, nd, raw);
 	else if (r >= 0) {
 		for (uint32_t c = nd->first_child; c != FAMFS_NS_NONE && r >= 0;) {
 			const struct famfs_ns_node *cn = famfs_ns_node(f->fs->ns, c);
 
-			r = append_list_item(reply, cn);
+			r = append_list_item(reply, cn, raw);
 			c = cn->next_sibling;
 		}
 	}
@@ -646,6 +684,16 @@ static int method_list_files(sd_bus_message *msg, void *userdata, sd_bus_error *
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
 	return r;
+}
+
+static int method_list_files(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return reply_list_files(msg, userdata, false, e);
+}
+
+static int method_list_files_raw(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return reply_list_files(msg, userdata, true, e);
 }
 
 static const char *role_name(const struct fsys *f)
@@ -664,9 +712,19 @@ static int method_list_file_systems(sd_bus_message *msg, void *userdata, sd_bus_
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(osssss)");
-	for (struct fsys *f = m->fsys; f && r >= 0; f = f->next)
-		r = sd_bus_message_append(reply, "(osssss)", f->object_path, f->uuid, f->device,
-					  f->mountpoint, role_name(f), health_name(f->health));
+	for (struct fsys *f = m->fsys; f && r >= 0; f = f->next) {
+		r = sd_bus_message_open_container(reply, 'r', "osssss");
+		if (r >= 0)
+			r = sd_bus_message_append(reply, "os", f->object_path, f->uuid);
+		if (r >= 0)
+			r = append_name(reply, f->device);
+		if (r >= 0)
+			r = append_name(reply, f->mountpoint);
+		if (r >= 0)
+			r = sd_bus_message_append(reply, "ss", role_name(f), health_name(f->health));
+		if (r >= 0)
+			r = sd_bus_message_close_container(reply);
+	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
@@ -713,6 +771,23 @@ static void on_mount_problem(void *userdata, const char *code, int64_t index, co
 	mp->n++;
 }
 
+static int append_finding(sd_bus_message *reply, const char *severity, const char *code,
+			  int64_t index, const char *path, const char *message)
+{
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'r', "ssxss");
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "ssx", severity, code, index);
+	if (r >= 0)
+		r = append_name(reply, path);
+	if (r >= 0)
+		r = append_name(reply, message);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
 static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 {
 	struct mount_problems mp = {0};
@@ -757,12 +832,12 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	for (size_t k = 0; r >= 0 && k < rep->nfindings && k < MAX_FINDINGS_REPLY; k++) {
 		const struct famfs_finding *x = &rep->findings[k];
 
-		r = sd_bus_message_append(reply, "(ssxss)", famfs_severity_name(x->severity),
-					  famfs_finding_name(x->code), x->index, x->path, x->message);
+		r = append_finding(reply, famfs_severity_name(x->severity), famfs_finding_name(x->code),
+				   x->index, x->path, x->message);
 	}
 	for (size_t k = 0; r >= 0 && k < mp.n && k < mp.cap && k < MAX_FINDINGS_REPLY; k++)
-		r = sd_bus_message_append(reply, "(ssxss)", "error", mp.items[k].code, mp.items[k].index,
-					  mp.items[k].path, mp.items[k].msg);
+		r = append_finding(reply, "error", mp.items[k].code, mp.items[k].index, mp.items[k].path,
+				   mp.items[k].msg);
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
@@ -887,7 +962,7 @@ static int prop_manager(sd_bus *bus, const char *path, const char *iface, const 
 	if (!strcmp(prop, "Version"))
 		return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
 	if (!strcmp(prop, "MountRoot"))
-		return sd_bus_message_append(reply, "s", m->cfg.mount_root);
+		return append_name(reply, m->cfg.mount_root);
 	if (!strcmp(prop, "PollIntervalUSec"))
 		return sd_bus_message_append(reply, "t", m->cfg.poll_ms * 1000);
 	if (!strcmp(prop, "Polkit"))
@@ -927,6 +1002,10 @@ static const sd_bus_vtable manager_vtable[] = {
 		SD_BUS_ARGS("s", path),
 		SD_BUS_RESULT("a(stuuu)", entries),
 		method_list_files, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("ListFilesRaw",
+		SD_BUS_ARGS("s", path),
+		SD_BUS_RESULT("a(aytuuu)", entries),
+		method_list_files_raw, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("ListFileSystems",
 		SD_BUS_NO_ARGS,
 		SD_BUS_RESULT("a(osssss)", filesystems),
@@ -957,9 +1036,9 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 	int r;
 
 	if (!strcmp(prop, "Device"))
-		return sd_bus_message_append(reply, "s", f->device);
+		return append_name(reply, f->device);
 	if (!strcmp(prop, "MountPoint"))
-		return sd_bus_message_append(reply, "s", f->mountpoint);
+		return append_name(reply, f->mountpoint);
 	if (!strcmp(prop, "UUID"))
 		return sd_bus_message_append(reply, "s", f->uuid);
 	if (!strcmp(prop, "Role"))
@@ -1110,7 +1189,7 @@ static void emit_files_added(struct manager *m, struct fsys *f)
 	if (r >= 0)
 		r = sd_bus_message_open_container(s, 'a', "s");
 	for (size_t i = 0; r >= 0 && i < f->npending; i++)
-		r = sd_bus_message_append(s, "s", f->pending[i]);
+		r = append_name(s, f->pending[i]);
 	if (r >= 0)
 		r = sd_bus_message_close_container(s);
 	if (r >= 0)

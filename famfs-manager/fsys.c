@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -75,6 +76,23 @@ uint64_t fsys_count(const struct fsys *f, bool dirs)
 	return f->fs ? famfs_ns_count(f->fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
 }
 
+void manager_log(const char *fmt, ...)
+{
+	char *line = NULL, *escaped;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	escaped = famfs_escape_dup(line);
+	fprintf(stderr, "%s\n", escaped ? escaped : "famfs-manager: out of memory formatting a log line");
+	free(escaped);
+	free(line);
+}
+
 char *fsys_abspath(const struct fsys *f, const char *rel)
 {
 	size_t a = strlen(f->mountpoint), b = strlen(rel);
@@ -99,17 +117,22 @@ static void clear_reasons(struct fsys *f)
 	f->nreasons = 0;
 }
 
+/* Reasons quote names from the medium; they go out escaped (escape.h), as on the bus. */
 __attribute__((format(printf, 3, 4)))
 static void add_reason(char **list, size_t *n, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char *s, *escaped;
 
 	if (*n >= MANAGER_MAX_REASONS)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) >= 0)
-		list[(*n)++] = s;
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		escaped = famfs_escape_dup(s);
+		free(s);
+		if (escaped)
+			list[(*n)++] = escaped;
+	}
 	va_end(ap);
 }
 
@@ -202,7 +225,7 @@ void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_en
 	if (!n)
 		return;
 	if (f->backend->instantiate && f->backend->instantiate(f, node, e, &err) < 0)
-		fprintf(stderr, "%s: cannot instantiate \"%s\": %s\n", f->mountpoint, n->path, err.msg);
+		manager_log("%s: cannot instantiate \"%s\": %s", f->mountpoint, n->path, err.msg);
 	f->dirty = true;
 	/*
 	 * Stamped once per batch, in fsys_update_health: where the clock
@@ -266,7 +289,7 @@ bool fsys_follow(struct fsys *f)
 	r = famfs_fs_replay(f->fs, on_apply, f, &res, &err);
 	if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
-			fprintf(stderr, "%s: %s\n", f->mountpoint, err.msg);
+			manager_log("%s: %s", f->mountpoint, err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		}
 	} else {
@@ -588,12 +611,17 @@ struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path)
 	return NULL;
 }
 
-int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
+int manager_resolve(struct manager *m, const char *escaped, struct fsys **ret_f,
 		    char *ret_rel, size_t rel_size, struct famfs_err *err)
 {
 	struct fsys *best = NULL;
 	size_t best_len = 0;
+	char abspath[PATH_MAX];
+	int r;
 
+	r = famfs_unescape(escaped, abspath, sizeof(abspath), err);
+	if (r < 0)
+		return r;
 	if (abspath[0] != '/')
 		return famfs_err_set(err, -EINVAL, "path \"%s\" is not absolute", abspath);
 	for (struct fsys *f = m->fsys; f; f = f->next) {

@@ -425,7 +425,7 @@ static bool fall_back_to_view(struct fsys *f, const struct attach_plan *plan, in
 {
 	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
 		return false;
-	fprintf(stderr, "%s: kernel backend: %s; using the view backend\n", f->mountpoint, err->msg);
+	manager_log("%s: kernel backend: %s; using the view backend", f->mountpoint, err->msg);
 	f->backend = &backend_view;
 	memset(err, 0, sizeof(*err));
 	return true;

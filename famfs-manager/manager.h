@@ -14,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #include "error.h"
+#include "escape.h"
 #include "fs.h"
 #include "hotplug.h"
 
@@ -170,8 +171,12 @@ struct fsys *fsys_free(struct fsys *f);
 bool fsys_follow(struct fsys *f);
 void fsys_update_health(struct fsys *f);
 struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path);
-/* Finds the file system @abspath is under and the relative path ("" for its root). */
-int manager_resolve(struct manager *m, const char *abspath, struct fsys **ret_f,
+/*
+ * Finds the file system @escaped is under and the relative path ("" for its
+ * root); @escaped is an absolute path as it comes over the bus, escaped as
+ * escape.h says.
+ */
+int manager_resolve(struct manager *m, const char *escaped, struct fsys **ret_f,
 		    char *ret_rel, size_t rel_size, struct famfs_err *err);
 void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e);
 /*
@@ -189,6 +194,12 @@ uint64_t fsys_log_used(const struct fsys *f);
 uint64_t fsys_log_total(const struct fsys *f);
 uint64_t fsys_count(const struct fsys *f, bool dirs);
 char *fsys_abspath(const struct fsys *f, const char *rel);
+
+/*
+ * One line on stderr (the journal), escaped as a whole (escape.h) so
+ * that a name from the medium cannot forge a line or send a terminal escape.
+ */
+void manager_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* bus.c */
 int bus_setup(struct manager *m);

@@ -2,9 +2,30 @@
 /* The fsck.famfs --json report; its schema is documented in fsck.famfs(8). */
 #include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <uuid/uuid.h>
 
+#include "escape.h"
 #include "fsck.h"
+
+/*
+ * Every string from the medium or the command line goes out escaped
+ * (escape.h): JSON must be UTF-8, and names on the medium need not be.
+ */
+static json_object *json_text(const char *s)
+{
+	size_t len = strlen(s);
+	char *escaped = malloc(FAMFS_ESCAPED_SIZE(len));
+	json_object *o;
+
+	if (!escaped)
+		return NULL;
+	famfs_escape(s, len, escaped, FAMFS_ESCAPED_SIZE(len));
+	o = json_object_new_string(escaped);
+	free(escaped);
+	return o;
+}
 
 static json_object *json_uuid(const uint8_t *u)
 {
@@ -21,16 +42,16 @@ static json_object *finding_json(const struct famfs_finding *f)
 	json_object_object_add(o, "severity", json_object_new_string(famfs_severity_name(f->severity)));
 	json_object_object_add(o, "code", json_object_new_string(famfs_finding_name(f->code)));
 	json_object_object_add(o, "index", f->index >= 0 ? json_object_new_int64(f->index) : NULL);
-	json_object_object_add(o, "path", f->path[0] ? json_object_new_string(f->path) : NULL);
+	json_object_object_add(o, "path", f->path[0] ? json_text(f->path) : NULL);
 	if (f->code == FAMFS_F_CROSSLINK) {
 		json_object_object_add(o, "other_index", json_object_new_int64(f->other_index));
-		json_object_object_add(o, "other_path", json_object_new_string(f->other_path));
+		json_object_object_add(o, "other_path", json_text(f->other_path));
 		json_object_object_add(o, "offset", json_object_new_uint64(f->offset));
 		json_object_object_add(o, "length", json_object_new_uint64(f->length));
 	} else if (f->code == FAMFS_F_PATH_DUPLICATE) {
 		json_object_object_add(o, "other_index", json_object_new_int64(f->other_index));
 	}
-	json_object_object_add(o, "message", json_object_new_string(f->message));
+	json_object_object_add(o, "message", json_text(f->message));
 	return o;
 }
 
@@ -48,7 +69,7 @@ int fsck_print_json(const struct fsck_options *o, const struct famfs_device *dev
 	json_object *actions = json_object_new_array();
 	const char *mode = o->mode == REPAIR_NO ? "no" : o->mode == REPAIR_YES ? "yes" : "preen";
 
-	json_object_object_add(root, "device", json_object_new_string(o->device));
+	json_object_object_add(root, "device", json_text(o->device));
 	json_object_object_add(root, "kind", json_object_new_string(famfs_device_kind_name(dev->kind)));
 	json_object_object_add(root, "medium_size", json_object_new_uint64(dev->size));
 
@@ -100,7 +121,7 @@ int fsck_print_json(const struct fsck_options *o, const struct famfs_device *dev
 	}
 	json_object_object_add(repair, "actions", actions);
 	if (rep->error[0])
-		json_object_object_add(repair, "error", json_object_new_string(rep->error));
+		json_object_object_add(repair, "error", json_text(rep->error));
 	json_object_object_add(root, "repair", repair);
 
 	json_object_object_add(root, "errors", json_object_new_uint64(famfs_check_report_errors(r)));

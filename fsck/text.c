@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The human-readable fsck.famfs report. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <uuid/uuid.h>
 
+#include "escape.h"
 #include "fsck.h"
 #include "units.h"
 
@@ -12,8 +15,11 @@ static void print_finding(const struct famfs_finding *f)
 	const char *sev = f->severity == FAMFS_SEV_FATAL ? "FATAL" :
 			  f->severity == FAMFS_SEV_ERROR ? "ERROR" :
 			  f->severity == FAMFS_SEV_WARNING ? "WARNING" : "NOTE";
+	char message[FAMFS_ESCAPED_SIZE(sizeof(f->message))];
 
-	printf("%s [%s] %s\n", sev, famfs_finding_name(f->code), f->message);
+	/* Messages quote names from the medium: a newline or ESC in one must not forge a line. */
+	famfs_escape(f->message, strlen(f->message), message, sizeof(message));
+	printf("%s [%s] %s\n", sev, famfs_finding_name(f->code), message);
 }
 
 static void print_summary(const struct famfs_check_report *r, const char *role)
@@ -50,8 +56,10 @@ void fsck_print_text(const struct fsck_options *o, const struct famfs_device *de
 	size_t errors = famfs_check_report_errors(r);
 	size_t warnings = r->by_severity[FAMFS_SEV_WARNING];
 	char size[32];
+	char device[FAMFS_ESCAPED_SIZE(PATH_MAX)];
 
-	printf("fsck.famfs: checking %s (%s, %s)\n", o->device, famfs_device_kind_name(dev->kind),
+	famfs_escape(o->device, strlen(o->device), device, sizeof(device));
+	printf("fsck.famfs: checking %s (%s, %s)\n", device, famfs_device_kind_name(dev->kind),
 	       famfs_format_size(dev->size, size, sizeof(size)));
 	for (size_t k = 0; k < r->nfindings; k++) {
 		const struct famfs_finding *f = &r->findings[k];
@@ -72,12 +80,12 @@ void fsck_print_text(const struct fsck_options *o, const struct famfs_device *de
 		       rep->actions[k].field, rep->actions[k].old_value, rep->actions[k].new_value);
 
 	if (status == 0)
-		printf("%s: clean\n", o->device);
+		printf("%s: clean\n", device);
 	else if (status & 8)
-		printf("%s: %zu errors, repair failed\n", o->device, errors);
+		printf("%s: %zu errors, repair failed\n", device, errors);
 	else if (status & 4)
-		printf("%s: %zu errors, %zu warnings: file system has errors%s\n", o->device, errors,
+		printf("%s: %zu errors, %zu warnings: file system has errors%s\n", device, errors,
 		       warnings, rep->performed ? " (some corrected)" : "");
 	else
-		printf("%s: %zu errors corrected\n", o->device, errors);
+		printf("%s: %zu errors corrected\n", device, errors);
 }

@@ -43,6 +43,7 @@ static const char *const finding_names[_FAMFS_F_MAX] = {
 	[FAMFS_F_CROSSLINK] = "crosslink",
 	[FAMFS_F_DELETE_ENTRY] = "delete-entry-ignored",
 	[FAMFS_F_LOG_FULL] = "log-full",
+	[FAMFS_F_PATH_RESERVED] = "path-reserved",
 };
 
 const char *famfs_finding_name(enum famfs_finding_code code)

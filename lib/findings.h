@@ -68,6 +68,9 @@ enum famfs_finding_code {
 	FAMFS_F_DELETE_ENTRY,         /* type DELETE: defined upstream, never written, ignored */
 	FAMFS_F_LOG_FULL,
 
+	/* paths, added later */
+	FAMFS_F_PATH_RESERVED,        /* ".meta" at the root: the kernel backend's files live there */
+
 	_FAMFS_F_MAX,
 };
 

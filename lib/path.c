@@ -34,6 +34,13 @@ static enum famfs_finding_code check_components(const char *p, size_t len, struc
 		}
 		start = i + 1;
 	}
+	if (strncmp(p, FAMFS_META_DIR, strlen(FAMFS_META_DIR)) == 0 &&
+	    (len == strlen(FAMFS_META_DIR) || p[strlen(FAMFS_META_DIR)] == '/')) {
+		famfs_err_set(err, -EINVAL,
+			      "path \"%.*s\" is reserved: \"" FAMFS_META_DIR "\" at the root holds the kernel backend's superblock and log files",
+			      (int)len, p);
+		return FAMFS_F_PATH_RESERVED;
+	}
 	return FAMFS_OK;
 }
 

@@ -2,7 +2,9 @@
 /*
  * Path rules of famfs: a path in the log is relative to the mount, at most
  * 79 bytes, NUL-terminated inside its 80-byte field, with no empty, "." or
- * ".." component.  A path that breaks them is never created anywhere.
+ * ".." component, and not inside ".meta" at the root, where the kernel
+ * backend keeps the superblock and log files (as upstream does).  A path
+ * that breaks them is never created anywhere.
  */
 #ifndef FAMFS_PATH_H
 #define FAMFS_PATH_H
@@ -11,6 +13,8 @@
 
 #include "error.h"
 #include "findings.h"
+
+#define FAMFS_META_DIR ".meta"
 
 /* Checks a relpath field of FAMFS_MAX_PATHLEN bytes read from media. */
 enum famfs_finding_code famfs_path_check_field(const char *field, struct famfs_err *err);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "escape.h"
 #include "units.h"
 
 #define BUS_NAME   "org.famfs.Manager"
@@ -1083,6 +1084,21 @@ int main(int argc, char **argv)
 			memmove(&argv[k], &argv[k + 1], (argc - k) * sizeof(*argv));
 			argc--;
 			k--;
+		}
+	}
+	/*
+	 * Paths are names as ls prints them, escaped (escape.h), and go to the
+	 * daemon as they are; an argument that is not UTF-8 can only be raw
+	 * bytes (say, pasted from a kernel mount) and is escaped here.  cp's
+	 * local file is opened, never sent: cp is left alone.
+	 */
+	for (int k = a + 1; k < argc && strcmp(argv[a], "cp") != 0; k++) {
+		if (!famfs_is_utf8(argv[k])) {
+			argv[k] = famfs_escape_dup(argv[k]);
+			if (!argv[k]) {
+				fprintf(stderr, "famfsctl: out of memory\n");
+				return EXIT_FAIL;
+			}
 		}
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

@@ -792,6 +792,63 @@ static void c_path_duplicate(struct img *m)
 	add_dir(m, "a/b");
 }
 
+/* ---- names: bytes that are not UTF-8, control characters, reserved ---- */
+
+/*
+ * Legal names that a careless printer would turn into forged lines, terminal
+ * escapes or invalid UTF-8; a MKDIR of each again makes fsck quote them.
+ */
+static const char *const hostile_names[] = {
+	"caf\xe9",                              /* Latin-1: not UTF-8 */
+	"evil\nERROR [forged] a finding that is not", /* a newline */
+	"esc\x1b[31mred\x1b[0m",                /* ANSI escapes */
+	"c1\xc2\x9b" "2Jcsi",                   /* the C1 control CSI, as UTF-8 */
+	"nonchar\xef\xb7\x90",                  /* U+FDD0: sd-bus refuses it */
+	"back\\x41slash",                       /* a backslash that looks like an escape */
+	"caf\xc3\xa9-utf8",                     /* valid UTF-8: shown as it is */
+};
+
+static void set_dir_path(struct famfs_log_entry *e, const char *path)
+{
+	memset(e->mkdir.relpath, 0, sizeof(e->mkdir.relpath));
+	memcpy(e->mkdir.relpath, path, strnlen(path, sizeof(e->mkdir.relpath)));
+}
+
+static void c_names_hostile(struct img *m)
+{
+	struct famfs_log_entry e;
+	size_t n = sizeof(hostile_names) / sizeof(hostile_names[0]);
+
+	base_tree(m);
+	for (size_t k = 0; k < n; k++)
+		add_file(m, hostile_names[k], 1 * MiB, (20 + 2 * k) * MiB, 2 * MiB);
+	for (size_t k = 0; k < n; k++)
+		add_dir(m, hostile_names[k]);
+	/* a cross-link between two of them: both paths in one finding */
+	make_file(&e, "x", 1 * MiB, 20 * MiB, 2 * MiB);
+	set_path(&e, "\xff\xfe-crosslinked");
+	append(m, &e);
+}
+
+static void c_path_reserved(struct img *m)
+{
+	struct famfs_log_entry e;
+
+	base_tree(m);
+	tmpl(&e);
+	set_path(&e, ".meta");
+	append(m, &e);
+	make_dir(&e, "x", 0755, 0, 0);
+	set_dir_path(&e, ".meta");
+	append(m, &e);
+	/* below .meta and merely named like it elsewhere */
+	make_file(&e, "x", 1 * MiB, 22 * MiB, 2 * MiB);
+	set_path(&e, ".meta/.superblock");
+	append(m, &e);
+	add_file(m, "a/.meta", 1 * MiB, 24 * MiB, 2 * MiB);
+	add_file(m, ".metadata", 1 * MiB, 26 * MiB, 2 * MiB);
+}
+
 /* ---- cross-links ---- */
 
 static void c_crosslink(struct img *m)
@@ -911,6 +968,9 @@ static const struct mkcase cases[] = {
 	{ "f_path_parent_later", "", "path: later/x before mkdir later (path-no-parent)", c_path_parent_later },
 	{ "f_path_parent_file", "", "path: f1/x, f1 is a file (path-parent-not-directory)", c_path_parent_file },
 	{ "f_path_duplicate", "", "path: a/f2 and a/b created twice (path-duplicate)", c_path_duplicate },
+	{ "f_path_reserved", "", "path: .meta at the root, file and mkdir (path-reserved)", c_path_reserved },
+	{ "f_names_hostile", "", "names: not UTF-8, newline, ESC, C1, noncharacter, backslash; shown escaped",
+	  c_names_hostile },
 
 	{ "f_crosslink", "", "cross-links: x1/a/x2 share a unit, a/b/striped shares f1's (crosslink)",
 	  c_crosslink },
@@ -920,6 +980,8 @@ static const struct mkcase cases[] = {
 	{ "f_json_sb_magic", "-n --json", "JSON report: fatal superblock-magic", c_sb_magic },
 	{ "f_json_torn_tail", "-y --json", "JSON report: torn tail repaired, actions listed", c_torn_tail },
 	{ "f_json_clean", "-n --json", "JSON report: clean populated file system", c_clean_populated },
+	{ "f_json_names_hostile", "-n --json", "JSON report: hostile names escaped, valid UTF-8",
+	  c_names_hostile },
 };
 
 /* ---- random damage: the checker on thousands of mutated media ---- */

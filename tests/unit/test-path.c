@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "namespace.h"
 #include "omf.h"
 #include "path.h"
@@ -23,6 +24,12 @@ static void test_rules(void)
 		{ "..", FAMFS_F_PATH_DOT_COMPONENT },
 		{ "a/../../etc/passwd", FAMFS_F_PATH_DOT_COMPONENT },
 		{ "a/..", FAMFS_F_PATH_DOT_COMPONENT },
+		{ ".meta", FAMFS_F_PATH_RESERVED },
+		{ ".meta/.log", FAMFS_F_PATH_RESERVED },
+		{ "a/.meta", FAMFS_OK },
+		{ ".metadata", FAMFS_OK },
+		{ ".met", FAMFS_OK },
+		{ "caf\xe9/\x1b[31m\n", FAMFS_OK },   /* any byte but NUL and '/' */
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -110,6 +117,97 @@ static void test_namespace(void)
 	famfs_ns_free(ns);
 }
 
+static char *escape_str(const char *s)
+{
+	char *out = famfs_escape_dup(s);
+
+	g_assert_nonnull(out);
+	return out;
+}
+
+static void test_escape(void)
+{
+	static const struct { const char *raw, *escaped; } cases[] = {
+		{ "plain/name.txt", "plain/name.txt" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },                   /* UTF-8 stays */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },       /* 4-byte UTF-8 stays */
+		{ "caf\xe9", "caf\\xe9" },                           /* Latin-1 */
+		{ "a\nb", "a\\x0ab" },
+		{ "\x1b[31m", "\\x1b[31m" },
+		{ "del\x7f", "del\\x7f" },
+		{ "back\\slash", "back\\x5cslash" },
+		{ "c1\xc2\x9b", "c1\\xc2\\x9b" },                    /* U+009B CSI */
+		{ "nbsp\xc2\xa0", "nbsp\xc2\xa0" },                  /* U+00A0 is printable */
+		{ "\xef\xb7\x90", "\\xef\\xb7\\x90" },              /* U+FDD0 noncharacter */
+		{ "\xef\xbf\xbe", "\\xef\\xbf\\xbe" },              /* U+FFFE */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },              /* a surrogate */
+		{ "\xc0\xaf", "\\xc0\\xaf" },                        /* overlong '/' */
+		{ "\xe2\x82", "\\xe2\\x82" },                        /* cut short */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },    /* above U+10FFFF */
+	};
+	char small[6];
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *e = escape_str(cases[i].raw);
+		char back[256];
+
+		g_assert_cmpstr(e, ==, cases[i].escaped);
+		g_assert_true(g_utf8_validate(e, -1, NULL));
+		g_assert_cmpint(famfs_needs_escape(cases[i].raw), ==, strcmp(cases[i].raw, e) != 0);
+		g_assert_cmpint(famfs_unescape(e, back, sizeof(back), NULL), ==, 0);
+		g_assert_cmpstr(back, ==, cases[i].raw);
+	}
+	g_assert_true(famfs_is_utf8("caf\xc3\xa9\n\\"));
+	g_assert_false(famfs_is_utf8("caf\xe9"));
+	g_assert_false(famfs_is_utf8("\xef\xbf\xbf"));
+	/* A short buffer ends at a whole escape, terminated. */
+	g_assert_cmpuint(famfs_escape("ab\n", 3, small, sizeof(small)), ==, 2);
+	g_assert_cmpstr(small, ==, "ab");
+}
+
+/* unescape(escape(x)) == x and escape(x) is UTF-8 without controls, for random bytes. */
+static void test_escape_random(void)
+{
+	GRand *rnd = g_rand_new_with_seed(11);
+
+	for (int round = 0; round < 20000; round++) {
+		char raw[FAMFS_MAX_PATHLEN], esc[FAMFS_ESCAPED_SIZE(FAMFS_MAX_PATHLEN)], back[FAMFS_MAX_PATHLEN];
+		size_t len = g_rand_int_range(rnd, 1, FAMFS_MAX_PATHLEN);
+
+		for (size_t k = 0; k < len; k++)
+			raw[k] = (char)g_rand_int_range(rnd, 1, 256);
+		raw[len] = '\0';
+		famfs_escape(raw, len, esc, sizeof(esc));
+		g_assert_true(g_utf8_validate(esc, -1, NULL));
+		for (const char *p = esc; *p; p = g_utf8_next_char(p)) {
+			gunichar c = g_utf8_get_char(p);
+
+			g_assert_false(c < 0x20 || (c >= 0x7f && c < 0xa0));
+		}
+		g_assert_cmpint(famfs_unescape(esc, back, sizeof(back), NULL), ==, 0);
+		g_assert_cmpmem(back, strlen(back), raw, len);
+	}
+	g_rand_free(rnd);
+}
+
+static void test_unescape_errors(void)
+{
+	struct famfs_err err = { 0 };
+	char out[8];
+
+	/* Other backslashes are kept; \x needs two hex digits. */
+	g_assert_cmpint(famfs_unescape("a\\b\\x4", out, sizeof(out), NULL), ==, 0);
+	g_assert_cmpstr(out, ==, "a\\b\\x4");
+	g_assert_cmpint(famfs_unescape("\\X41\\x41", out, sizeof(out), NULL), ==, 0);
+	g_assert_cmpstr(out, ==, "\\X41A");
+	g_assert_cmpint(famfs_unescape("a\\x00b", out, sizeof(out), &err), ==, -EINVAL);
+	g_assert_nonnull(strstr(err.msg, "NUL"));
+	/* the size counts the unescaped bytes */
+	g_assert_cmpint(famfs_unescape("\\x41\\x42\\x43\\x44\\x45\\x46\\x47", out, sizeof(out), NULL), ==, 0);
+	g_assert_cmpstr(out, ==, "ABCDEFG");
+	g_assert_cmpint(famfs_unescape("ABCDEFGH", out, sizeof(out), &err), ==, -ENAMETOOLONG);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -117,5 +215,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/path/length-limit", test_length_limit);
 	g_test_add_func("/path/relative", test_relative);
 	g_test_add_func("/path/namespace", test_namespace);
+	g_test_add_func("/path/escape", test_escape);
+	g_test_add_func("/path/escape-random", test_escape_random);
+	g_test_add_func("/path/unescape-errors", test_unescape_errors);
 	return g_test_run();
 }
