@@ -140,9 +140,12 @@ re_e2e=
 re_ready=
 re_be=
 re_ok=1
+re_kill=
 for r in $(seq $RUNS); do
+	t_kill=$(cut -d' ' -f1 /proc/uptime)
 	kill -KILL $PID
 	wait_gone $PID 300 || { re_ok=0; echo "# run $r: famfs-manager still runs 30 s after SIGKILL"; }
+	re_kill="$re_kill $(awk -v t=$t_kill '{ printf "%.2f", $1 - t }' /proc/uptime)"
 	mounted $MNT || { re_ok=0; echo "# run $r: the mount went away with the daemon"; }
 	start_daemon || { re_ok=0; echo "# run $r: famfs-manager did not get ready: $(cat /tmp/daemon.out)"; }
 	re_e2e="$re_e2e $(field attach_us </tmp/daemon.out)"
@@ -153,6 +156,7 @@ for r in $(seq $RUNS); do
 	[ "$c" = "$files" ] || { re_ok=0; echo "# run $r: $c files in the mount"; }
 done
 check "a restarted famfs-manager adopted the mount with all $files files, $RUNS times" test $re_ok = 1
+echo "# bench: SIGKILL -> famfs-manager gone (exited, or a zombie), s:$re_kill"
 echo "# bench: daemon re-attach, exec -> mount adopted, us:$re_e2e"
 echo "# bench: daemon re-attach, exec -> ready on the bus, us:$re_ready"
 echo "# bench: daemon re-attach, kernel backend instantiating (or trusting) the namespace, us:$re_be"

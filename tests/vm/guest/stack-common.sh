@@ -30,13 +30,43 @@ finish() {
 	exit $?
 }
 
-# A process that exited but was not reaped yet (its parent is gone) is a zombie
-gone() { [ ! -e /proc/$1/stat ] || grep -q ') Z ' /proc/$1/stat; }
-# wait_gone PID [TENTHS]: up to TENTHS tenths of a second (default 100)
+# A process that exited but was not reaped yet (its parent is gone) is a
+# zombie.  One read of /proc/PID/stat decides: testing for the file and
+# then reading it raced with the reaper (the zombie seen, then reaped
+# before the read), which made a process that was gone look alive.
+gone() {
+	stat_line=$(cat /proc/$1/stat 2>/dev/null) || return 0
+	case $stat_line in '' | *') Z '*) return 0 ;; esac
+	return 1
+}
+# show_stuck PID: where each thread of PID is in the kernel (state, wchan,
+# kernel stack), then the kernel's list of blocked (D state) tasks (sysrq w),
+# all as TAP comments
+show_stuck() {
+	echo "# process $1 is still there: $(cat /proc/$1/stat 2>/dev/null)"
+	for t in /proc/$1/task/*; do
+		[ -e "$t/stat" ] || continue
+		echo "# thread ${t##*/} ($(cat $t/comm 2>/dev/null)): state $(sed 's/.*) \(.\).*/\1/' $t/stat 2>/dev/null), wchan $(cat $t/wchan 2>/dev/null)"
+		sed 's/^/#     /' $t/stack 2>/dev/null
+	done
+	lines=$(dmesg | wc -l)
+	echo w 2>/dev/null >/proc/sysrq-trigger
+	dmesg | tail -n +$((lines + 1)) | sed 's/^/# sysrq-w: /'
+}
+# wait_gone PID [TENTHS]: up to TENTHS tenths of a second (default 100);
+# when PID is still there then, show_stuck says where it hangs.  An empty
+# PID fails at once (/proc//stat would be /proc/stat).
 wait_gone() {
+	case $1 in '' | *[!0-9]*) echo "# wait_gone: \"$1\" is not a process id"; return 1 ;; esac
 	i=0
-	while ! gone $1 && [ $i -lt ${2:-100} ]; do sleep 0.1; i=$((i + 1)); done
-	gone $1
+	while ! gone $1; do
+		if [ $i -ge ${2:-100} ]; then
+			show_stuck $1
+			return 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 # The number after NAME in "... NAME 123 ..." on standard input
 field() { sed -n "s/.* $1 \([0-9-]*\).*/\1/p; s/^$1 \([0-9-]*\).*/\1/p" | head -1; }
