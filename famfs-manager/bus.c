@@ -55,6 +55,9 @@ int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
 	case FAMFS_ELOGFULL:
 		name = ERR("LogFull");
 		break;
+	case FAMFS_EMEDIUMCHANGED:
+		name = ERR("MediumChanged");
+		break;
 	case E2BIG:
 		name = ERR("InvalidArgument");
 		break;
@@ -198,6 +201,10 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	if (!f->fs)
 		return sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
 					 f->mountpoint, f->attach_error);
+	/* Its namespace and extents describe a file system the device no longer holds. */
+	if (f->fs->medium_changed)
+		return sd_bus_error_setf(e, ERR("MediumChanged"), "file system at %s: %s",
+					 f->mountpoint, f->fs->medium_change);
 	*ret_f = f;
 	return 0;
 }
@@ -1036,10 +1043,11 @@ static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 static const sd_bus_vtable fs_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	FS_CONST("Device", "s"),
-	FS_CONST("MountPoint", "s"),
-	FS_CONST("UUID", "s"),
-	FS_CONST("Backend", "s"),
-	FS_CONST("Role", "s"),
+	/* These four change when the object is detached or re-attached on the same path. */
+	FS_PROP("MountPoint", "s"),
+	FS_PROP("UUID", "s"),
+	FS_PROP("Backend", "s"),
+	FS_PROP("Role", "s"),
 	FS_PROP("Health", "s"),
 	FS_PROP("HealthReasons", "as"),
 	FS_PROP("LogEntriesUsed", "t"),
@@ -1128,7 +1136,8 @@ void bus_flush_changes(struct manager *m)
 	for (struct fsys *f = m->fsys; f; f = f->next) {
 		if (f->dirty && m->bus) {
 			int r = sd_bus_emit_properties_changed(m->bus, f->object_path, FS_IFACE,
-							       "Health", "HealthReasons", "LogEntriesUsed",
+							       "Health", "HealthReasons", "Role", "UUID",
+							       "Backend", "MountPoint", "LogEntriesUsed", "LogEntriesTotal", "Capacity",
 							       "Allocated", "Free", "Files", "Directories",
 							       "EntriesReplayed", "InvalidEntries",
 							       "TornTailRetries", "LastReplay", NULL);

@@ -131,6 +131,10 @@ void fsys_update_health(struct fsys *f)
 		uint64_t used = fsys_log_used(f), total = fsys_log_total(f);
 		uint64_t cap = fsys_capacity(f), alloc = fsys_allocated(f);
 
+		if (f->fs->medium_changed) {
+			add_reason(r, &n, "%s", f->fs->medium_change);
+			h = HEALTH_FAILED;
+		}
 		if (f->device_gone) {
 			add_reason(r, &n, "device gone: %s no longer exists", f->device);
 			h = HEALTH_FAILED;
@@ -264,7 +268,12 @@ bool fsys_follow(struct fsys *f)
 	f->device_gone = false;
 	rejected_before = f->fs->rejected_total;
 	r = famfs_fs_replay(f->fs, on_apply, f, &res, &err);
-	if (r < 0) {
+	if (r == -FAMFS_EMEDIUMCHANGED) {
+		if (!f->medium_changed_at) {
+			f->medium_changed_at = now_usec(CLOCK_MONOTONIC);
+			fprintf(stderr, "%s: %s; refusing every change to it\n", f->mountpoint, err.msg);
+		}
+	} else if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
 			fprintf(stderr, "%s: %s\n", f->mountpoint, err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -363,6 +364,43 @@ static void device_removed(struct manager *m, const char *devnode)
 		f->mountpoint[0] ? f->mountpoint : f->uuid);
 	hotplug_detach(f, "device removed");
 	bus_schedule_flush(m);
+}
+
+/*
+ * The follower found that the medium under @f changed (re-formatted by
+ * another host, superblock destroyed, log reset, master changed).  The
+ * old file system goes (a kernel mount of it is unmounted: its files map
+ * extents of the old layout, which now belong to the new file system), and
+ * whatever the device holds now is attached as a new file system, by the
+ * same attach policy as a device that appears.
+ */
+static void medium_replaced(struct manager *m, struct fsys *f)
+{
+	char devnode[4096], reason[FAMFS_ERR_MSG_MAX];
+
+	snprintf(devnode, sizeof(devnode), "%s", f->device);
+	snprintf(reason, sizeof(reason), "%s", f->fs->medium_change);
+	fprintf(stderr, "famfs-manager: %s: %s; detaching %s and attaching what the device holds now\n",
+		devnode, reason, f->mountpoint[0] ? f->mountpoint : f->uuid);
+	hotplug_detach(f, reason);
+	device_added(m, devnode, false);
+}
+
+void hotplug_replace_changed_media(struct manager *m)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	for (struct fsys *f = m->fsys; f;) {
+		if (f->fs && f->medium_changed_at && now - f->medium_changed_at >= m->cfg.grace_ms * 1000) {
+			medium_replaced(m, f);
+			f = m->fsys;    /* the list changed */
+			continue;
+		}
+		f = f->next;
+	}
 }
 
 void hotplug_event(void *userdata, const struct udev_event_info *ev)

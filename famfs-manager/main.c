@@ -60,6 +60,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	for (struct fsys *f = m->fsys; f; f = f->next)
 		changed |= fsys_follow(f);
+	hotplug_replace_changed_media(m);
 	if (changed) {
 		bus_flush_changes(m);
 		notify_status(m, false);

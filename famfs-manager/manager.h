@@ -97,6 +97,8 @@ struct fsys {
 	char corrupt[FAMFS_ERR_MSG_MAX];        /* check found damage at attach */
 	char header_error[FAMFS_ERR_MSG_MAX];   /* log header went bad while following */
 	bool device_gone;
+	/* CLOCK_MONOTONIC usec when the follower found the medium changed (fs->medium_change), or 0 */
+	uint64_t medium_changed_at;
 
 	/* follower */
 	bool stalled;
