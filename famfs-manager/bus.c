@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -201,6 +202,9 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	if (!f->fs)
 		return sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
 					 f->mountpoint, f->attach_error);
+	if (f->media_error[0])
+		return sd_bus_error_setf(e, ERR("MediaFailure"), "file system at %s: %s", f->mountpoint,
+					 f->media_error);
 	/* Its namespace and extents describe a file system the device no longer holds. */
 	if (f->fs->medium_changed)
 		return sd_bus_error_setf(e, ERR("MediumChanged"), "file system at %s: %s",
@@ -752,6 +756,8 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 		if (r < 0)
 			on_mount_problem(&mp, "mount-unchecked", -1, "", err.msg);
 	}
+	if (f->media_error[0])
+		on_mount_problem(&mp, "media-failure", -1, "", f->media_error);
 	errors += mp.n;
 	verdict = errors == 0 ? "clean" : (famfs_check_repair_fixes_all(rep) && mp.n == 0) ? "torn-tail" :
 		  "damaged";
@@ -899,6 +905,12 @@ static int prop_manager(sd_bus *bus, const char *path, const char *iface, const 
 		return sd_bus_message_append(reply, "t", m->cfg.poll_ms * 1000);
 	if (!strcmp(prop, "Polkit"))
 		return sd_bus_message_append(reply, "b", m->cfg.polkit);
+	if (!strcmp(prop, "FaultsPTE"))
+		return sd_bus_message_append(reply, "t", m->faults[0]);
+	if (!strcmp(prop, "FaultsPMD"))
+		return sd_bus_message_append(reply, "t", m->faults[1]);
+	if (!strcmp(prop, "FaultsPUD"))
+		return sd_bus_message_append(reply, "t", m->faults[2]);
 	return sd_bus_message_append(reply, "t", m->calls_denied);
 }
 
@@ -909,6 +921,10 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("PollIntervalUSec", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Polkit", "b", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("CallsDenied", "t", prop_manager, 0, 0),
+	/* famfs.ko counts faults for the whole module, not per mount. */
+	SD_BUS_PROPERTY("FaultsPTE", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("FaultsPMD", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("FaultsPUD", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("CreateFile",
 		SD_BUS_ARGS("s", path, "t", size, "u", mode, "a{sv}", options),
 		SD_BUS_RESULT("a(ttt)", extents),
@@ -959,7 +975,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 		   sd_bus_message *reply, void *userdata, sd_bus_error *e)
 {
 	struct fsys *f = userdata;
-	uint64_t faults[3] = {0};
 	uint64_t v;
 	int r;
 
@@ -981,8 +996,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 			r = sd_bus_message_append(reply, "s", f->reasons[i]);
 		return r < 0 ? r : sd_bus_message_close_container(reply);
 	}
-	if (!strncmp(prop, "Faults", 6) && f->fs)
-		(void)f->backend->fault_counters(f, faults);
 	if (!strcmp(prop, "LogEntriesUsed"))
 		v = fsys_log_used(f);
 	else if (!strcmp(prop, "LogEntriesTotal"))
@@ -1005,12 +1018,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 		v = f->torn_retries;
 	else if (!strcmp(prop, "LastReplay"))
 		v = f->last_replay;
-	else if (!strcmp(prop, "FaultsPTE"))
-		v = faults[0];
-	else if (!strcmp(prop, "FaultsPMD"))
-		v = faults[1];
-	else if (!strcmp(prop, "FaultsPUD"))
-		v = faults[2];
 	else
 		return sd_bus_error_setf(e, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no property %s", prop);
 	return sd_bus_message_append(reply, "t", v);
@@ -1061,9 +1068,6 @@ static const sd_bus_vtable fs_vtable[] = {
 	FS_PROP("InvalidEntries", "t"),
 	FS_PROP("TornTailRetries", "t"),
 	FS_PROP("LastReplay", "t"),
-	FS_PROP("FaultsPTE", "t"),
-	FS_PROP("FaultsPMD", "t"),
-	FS_PROP("FaultsPUD", "t"),
 	SD_BUS_METHOD_WITH_ARGS("Replay", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", applied),
 				method_fs_replay, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Check", SD_BUS_ARGS("a{sv}", options),
@@ -1149,6 +1153,26 @@ void bus_flush_changes(struct manager *m)
 		if (f->npending > 0 && m->bus)
 			emit_files_added(m, f);
 	}
+}
+
+void bus_update_faults(struct manager *m)
+{
+	struct timespec ts;
+	uint64_t now, v[3];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	/* A busy mapping faults all the time: one PropertiesChanged a second at most. */
+	if (m->faults_read_usec && now - m->faults_read_usec < 1000000)
+		return;
+	m->faults_read_usec = now;
+	(void)kernel_module_fault_counters(v);
+	if (memcmp(v, m->faults, sizeof(v)) == 0)
+		return;
+	memcpy(m->faults, v, sizeof(v));
+	if (m->bus && sd_bus_emit_properties_changed(m->bus, MANAGER_PATH, MANAGER_IFACE, "FaultsPTE",
+						     "FaultsPMD", "FaultsPUD", NULL) < 0)
+		fprintf(stderr, "famfs-manager: cannot send PropertiesChanged for the fault counters\n");
 }
 
 static int on_flush(sd_event_source *s, void *userdata)

@@ -232,8 +232,11 @@ static int famfs_show_options(struct seq_file *m, struct dentry *root)
 
 	if (fsi->mode != FAMFS_DEFAULT_MODE)
 		seq_printf(m, ",mode=%o", fsi->mode);
-	if (READ_ONCE(fsi->dax_error))
-		seq_puts(m, ",dax_error");
+	if (READ_ONCE(fsi->dax_error)) {
+		smp_rmb();
+		seq_printf(m, ",dax_error,dax_error_offset=0x%llx,dax_error_len=0x%llx",
+			   fsi->dax_error_offset, fsi->dax_error_len);
+	}
 	return 0;
 }
 
@@ -307,6 +310,12 @@ static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
 	if (!fsi)
 		return -EOPNOTSUPP;
 
+	if (!READ_ONCE(fsi->dax_error)) {
+		/* Only shown: a second failure racing this one may win. */
+		fsi->dax_error_offset = offset;
+		fsi->dax_error_len = len;
+		smp_wmb();
+	}
 	WRITE_ONCE(fsi->dax_error, true);
 	pr_err("%s: media failure at offset 0x%llx length 0x%llx (flags 0x%x); file system disabled\n",
 	       fsi->devname, offset, len, mf_flags);

@@ -606,6 +606,8 @@ static void test_roundtrip(struct fixture *f, gconstpointer data)
 	g_assert_nonnull(strstr(out, "# TYPE famfs_log_replayed_entries_total counter\n"));
 	g_assert_nonnull(strstr(out, "famfs_files{uuid="));
 	g_assert_nonnull(strstr(out, "famfs_capacity_bytes{uuid="));
+	/* module-wide, from the Manager object: no uuid label */
+	g_assert_nonnull(strstr(out, "\nfamfs_faults_total{size=\"pmd\"} 0\n"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&errs, g_free);
 	g_assert_cmpint(run(&out, &errs, f->bus.addr, false, famfsctl_exe, "metrics", "--textfile", topdir, NULL), ==, 0);
