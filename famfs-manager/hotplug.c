@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -367,6 +369,26 @@ static void device_removed(struct manager *m, const char *devnode)
 }
 
 /*
+ * A pmem block device is read through the page cache until the kernel
+ * backend switches to its DAX view: pages cached at the last attach still
+ * hold the old superblock and log, which the new attach must not read.
+ */
+static void drop_page_cache(const char *devnode)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(devnode, &st) < 0 || !S_ISBLK(st.st_mode))
+		return;
+	fd = open(devnode, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, BLKFLSBUF, 0) < 0)
+		fprintf(stderr, "famfs-manager: %s: cannot drop its cached pages: %s\n", devnode, strerror(errno));
+	close(fd);
+}
+
+/*
  * The follower found that the medium under @f changed (re-formatted by
  * another host, superblock destroyed, log reset, master changed).  The
  * old file system goes (a kernel mount of it is unmounted: its files map
@@ -383,6 +405,7 @@ static void medium_replaced(struct manager *m, struct fsys *f)
 	fprintf(stderr, "famfs-manager: %s: %s; detaching %s and attaching what the device holds now\n",
 		devnode, reason, f->mountpoint[0] ? f->mountpoint : f->uuid);
 	hotplug_detach(f, reason);
+	drop_page_cache(devnode);
 	device_added(m, devnode, false);
 }
 
