@@ -43,12 +43,21 @@ wait_health() {
 	done
 	echo $(( ($(uptime_cs) - t0) * 10 ))
 }
+# How long one health query (famfsctl status) takes here: under TCG it is
+# most of what wait_health measures, and the guest's one vCPU runs the
+# query, the bus and the daemon's poll in turn.  The bus suite holds the
+# daemon to one poll interval; here it gets two seconds.
+query_ms() {
+	t0=$(uptime_cs)
+	status_field health >/dev/null
+	echo $(( ($(uptime_cs) - t0) * 10 ))
+}
 # What both hosts check once the third host re-formatted the device.
 after_reformat() {
 	ms=$1
-	echo "# re-format -> health failed: $ms ms ($2)"
-	check "the daemon reports the re-format as failed within 1 s ($ms ms; poll 100 ms)" \
-		test "$ms" != timeout -a "${ms:-9999}" -le 1000
+	echo "# re-format -> health failed: $ms ms ($2; one health query takes $QUERY_MS ms)"
+	check "the daemon reports the re-format as failed within 2 s ($ms ms; query $QUERY_MS ms, poll 100 ms)" \
+		test "$ms" != timeout -a "${ms:-9999}" -le 2000
 	famfsctl status >/tmp/st.out 2>&1
 	sed 's/^/#   /' /tmp/st.out
 	check "the reason says what changed" grep -q "superblock UUID changed from $OLD_UUID to .*re-formatted" /tmp/st.out
@@ -60,7 +69,7 @@ after_reformat() {
 	# After the grace period: the old file system is detached (unmounted),
 	# the new one attached and mounted by the same policy.
 	i=0
-	while { [ "$(status_field uuid)" = "$OLD_UUID" ] || [ "$(status_field health)" != ok ]; } && [ $i -lt 300 ]; do
+	while { [ "$(status_field uuid)" = "$OLD_UUID" ] || [ "$(status_field health)" != ok ]; } && [ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -96,6 +105,9 @@ backend = kernel
 kernel-module = /modules/famfs.ko
 udev-source = kernel
 poll-interval = 100
+# also how long a re-formatted file system stays failed before the new one
+# is attached: long enough for the checks below on a busy TCG host
+torn-tail-grace = 15000
 EOF
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 MGR_PID=$!
@@ -143,6 +155,7 @@ if [ "$ROLE" != client ]; then
 	# through this host's .meta files (mkfs.famfs itself refuses a device
 	# that is mounted on the host it runs on).
 	OLD_UUID=$(status_field uuid)
+	QUERY_MS=$(query_ms)
 	echo 7e1f0c2a-3333-4d44-8e55-66ff77aa88bb >/tmp/third.uuid
 	rm -f /tmp/third.img
 	truncate -s $(( $(cat /sys/block/pmem0/size) * 512 )) /tmp/third.img
@@ -191,6 +204,7 @@ else
 	check "'second' has the master's bytes" cmp /tmp/expect2 /tmp/got2
 	check "the client cannot create files (not the master)" sh -c "! busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' $MNT/nope 4096 420 0"
 	OLD_UUID=$(status_field uuid)
+	QUERY_MS=$(query_ms)
 	fullstack-tool poke $MNT/sync $DONE >/dev/null
 	out=$(fullstack-tool wait-word $MNT/sync $REFORMAT 60000)
 	check "the master announced the third host's re-format ($out)" test $? = 0
