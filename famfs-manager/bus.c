@@ -735,7 +735,8 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	size_t errors;
 	int r;
 
-	if (f->fs) {
+	/* A mount disabled by a media failure cannot be read: the device still can. */
+	if (f->fs && !f->media_error[0]) {
 		const uint8_t *base;
 		uint64_t readable;
 
@@ -751,7 +752,7 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 		goto out;
 	errors = famfs_check_report_errors(rep);
 	/* A kernel mount must also match the log, file by file. */
-	if (f->fs && f->backend == &backend_kernel) {
+	if (f->fs && f->backend == &backend_kernel && !f->media_error[0]) {
 		r = kernel_check_mount(f, on_mount_problem, &mp, &err);
 		if (r < 0)
 			on_mount_problem(&mp, "mount-unchecked", -1, "", err.msg);
