@@ -233,6 +233,7 @@ static int famfs_show_options(struct seq_file *m, struct dentry *root)
 	if (fsi->mode != FAMFS_DEFAULT_MODE)
 		seq_printf(m, ",mode=%o", fsi->mode);
 	if (READ_ONCE(fsi->dax_error)) {
+		/* pairs with the smp_wmb() in famfs_dax_notify_failure */
 		smp_rmb();
 		seq_printf(m, ",dax_error,dax_error_offset=0x%llx,dax_error_len=0x%llx",
 			   fsi->dax_error_offset, fsi->dax_error_len);
@@ -314,6 +315,7 @@ static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
 		/* Only shown: a second failure racing this one may win. */
 		fsi->dax_error_offset = offset;
 		fsi->dax_error_len = len;
+		/* the offset before the flag: pairs with famfs_show_options */
 		smp_wmb();
 	}
 	WRITE_ONCE(fsi->dax_error, true);
