@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/openat2.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -412,6 +413,59 @@ int kernel_read_fault_counters(const char *dir, uint64_t ret[3])
 	}
 	memcpy(ret, v, sizeof(v));
 	return 0;
+}
+
+/* The value of "@name=0x..." among @m's options; false when it is not there. */
+static bool mount_option_u64(const struct mntent *m, const char *name, uint64_t *ret)
+{
+	const char *p = hasmntopt(m, name);
+	char *end;
+
+	if (!p || p[strlen(name)] != '=')
+		return false;
+	errno = 0;
+	*ret = strtoull(p + strlen(name) + 1, &end, 0);
+	return errno == 0 && (*end == ',' || *end == '\0');
+}
+
+int kernel_media_error(const char *mounts, const char *mountpoint, char *buf, size_t len)
+{
+	struct mntent *m;
+	int found = 0;
+	FILE *f;
+
+	f = setmntent(mounts, "re");
+	if (!f)
+		return -errno;
+	while (!found && (m = getmntent(f))) {
+		uint64_t off, size;
+
+		if (strcmp(m->mnt_dir, mountpoint) != 0 || strcmp(m->mnt_type, "famfs") != 0 ||
+		    !hasmntopt(m, "dax_error"))
+			continue;
+		found = 1;
+		if (!mount_option_u64(m, "dax_error_offset", &off) || !mount_option_u64(m, "dax_error_len", &size))
+			snprintf(buf, len, "media failure reported by famfs.ko (dax_error; the module does not say "
+				 "where): every read, write and fault on %s fails with EIO", mountpoint);
+		else if (off == 0 && size == UINT64_MAX)
+			snprintf(buf, len, "media failure reported by famfs.ko: the whole device failed or went away; "
+				 "every read, write and fault on %s fails with EIO", mountpoint);
+		else
+			snprintf(buf, len, "media failure reported by famfs.ko at device offset 0x%" PRIx64
+				 ", length 0x%" PRIx64 ": every read, write and fault on %s fails with EIO",
+				 off, size, mountpoint);
+	}
+	endmntent(f);
+	return found;
+}
+
+static int kernel_mount_media_error(struct fsys *f, char *buf, size_t len)
+{
+	const struct kstate *ks = f->backend_data;
+
+	if (!ks || !ks->ready)
+		return 0;
+	return kernel_media_error("/proc/self/mounts", f->mountpoint, buf, len);
 }
 
 /* Counting is off until someone enables it; enabling clears the counters. */
@@ -1462,7 +1516,7 @@ static const uint8_t *kernel_medium_view(struct fsys *f, uint64_t *readable)
 	return ks->view;
 }
 
-static int kernel_fault_counters(struct fsys *f, uint64_t ret[3])
+int kernel_module_fault_counters(uint64_t ret[3])
 {
 	int r = kernel_read_fault_counters(KERNEL_SYSFS_DIR, ret);
 
@@ -1649,7 +1703,7 @@ const struct backend_ops backend_kernel = {
 	.instantiate = kernel_instantiate,
 	.open_data = kernel_open_data,
 	.medium_view = kernel_medium_view,
-	.fault_counters = kernel_fault_counters,
+	.media_error = kernel_mount_media_error,
 	.detach = kernel_detach,
 	.data_fd_is_file = true,
 };

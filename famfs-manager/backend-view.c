@@ -48,12 +48,6 @@ static int view_open_data(struct fsys *f, uint32_t node, bool writable, int *ret
 	return 0;
 }
 
-static int view_fault_counters(struct fsys *f, uint64_t ret[3])
-{
-	ret[0] = ret[1] = ret[2] = 0;
-	return -EOPNOTSUPP;
-}
-
 static void view_detach(struct fsys *f)
 {
 }
@@ -63,6 +57,5 @@ const struct backend_ops backend_view = {
 	.attach = view_attach,
 	.instantiate = view_instantiate,
 	.open_data = view_open_data,
-	.fault_counters = view_fault_counters,
 	.detach = view_detach,
 };

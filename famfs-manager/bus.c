@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -54,6 +55,9 @@ int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
 		break;
 	case FAMFS_ELOGFULL:
 		name = ERR("LogFull");
+		break;
+	case FAMFS_EMEDIUMCHANGED:
+		name = ERR("MediumChanged");
 		break;
 	case E2BIG:
 		name = ERR("InvalidArgument");
@@ -202,6 +206,20 @@ static int check_mode(uint32_t mode, sd_bus_error *e, uint32_t kind, uint32_t *r
 	return 0;
 }
 
+/* "file system at MOUNTPOINT: WHAT WHY", both parts escaped for the bus. */
+static int fsys_error(sd_bus_error *e, const char *name, const char *mountpoint, const char *what,
+		      const char *why)
+{
+	char *where_esc = famfs_escape_dup(mountpoint), *why_esc = famfs_escape_dup(why);
+	int r;
+
+	r = sd_bus_error_setf(e, name, "file system at %s: %s%s", where_esc ? where_esc : "", what,
+			      why_esc ? why_esc : "");
+	free(where_esc);
+	free(why_esc);
+	return r;
+}
+
 /* Resolves @path to a usable file system and relative path. */
 static int resolve(struct manager *m, const char *path, struct fsys **ret_f, char *rel,
 		   sd_bus_error *e)
@@ -216,15 +234,13 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	r = manager_resolve(m, path, &f, rel, FAMFS_MAX_PATHLEN, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	if (!f->fs) {
-		char *why = famfs_escape_dup(f->attach_error), *where = famfs_escape_dup(f->mountpoint);
-
-		r = sd_bus_error_setf(e, ERR("Corrupt"), "file system at %s is not usable: %s",
-				      where ? where : "", why ? why : "");
-		free(why);
-		free(where);
-		return r;
-	}
+	if (!f->fs)
+		return fsys_error(e, ERR("Corrupt"), f->mountpoint, "is not usable: ", f->attach_error);
+	if (f->media_error[0])
+		return fsys_error(e, ERR("MediaFailure"), f->mountpoint, "", f->media_error);
+	/* Its namespace and extents describe a file system the device no longer holds. */
+	if (f->fs->medium_changed)
+		return fsys_error(e, ERR("MediumChanged"), f->mountpoint, "", f->fs->medium_change);
 	*ret_f = f;
 	return 0;
 }
@@ -799,7 +815,8 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	size_t errors;
 	int r;
 
-	if (f->fs) {
+	/* A mount disabled by a media failure cannot be read: the device still can. */
+	if (f->fs && !f->media_error[0]) {
 		const uint8_t *base;
 		uint64_t readable;
 
@@ -815,11 +832,13 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 		goto out;
 	errors = famfs_check_report_errors(rep);
 	/* A kernel mount must also match the log, file by file. */
-	if (f->fs && f->backend == &backend_kernel) {
+	if (f->fs && f->backend == &backend_kernel && !f->media_error[0]) {
 		r = kernel_check_mount(f, on_mount_problem, &mp, &err);
 		if (r < 0)
 			on_mount_problem(&mp, "mount-unchecked", -1, "", err.msg);
 	}
+	if (f->media_error[0])
+		on_mount_problem(&mp, "media-failure", -1, "", f->media_error);
 	errors += mp.n;
 	verdict = errors == 0 ? "clean" : (famfs_check_repair_fixes_all(rep) && mp.n == 0) ? "torn-tail" :
 		  "damaged";
@@ -967,6 +986,12 @@ static int prop_manager(sd_bus *bus, const char *path, const char *iface, const 
 		return sd_bus_message_append(reply, "t", m->cfg.poll_ms * 1000);
 	if (!strcmp(prop, "Polkit"))
 		return sd_bus_message_append(reply, "b", m->cfg.polkit);
+	if (!strcmp(prop, "FaultsPTE"))
+		return sd_bus_message_append(reply, "t", m->faults[0]);
+	if (!strcmp(prop, "FaultsPMD"))
+		return sd_bus_message_append(reply, "t", m->faults[1]);
+	if (!strcmp(prop, "FaultsPUD"))
+		return sd_bus_message_append(reply, "t", m->faults[2]);
 	return sd_bus_message_append(reply, "t", m->calls_denied);
 }
 
@@ -977,6 +1002,10 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("PollIntervalUSec", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Polkit", "b", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("CallsDenied", "t", prop_manager, 0, 0),
+	/* famfs.ko counts faults for the whole module, not per mount. */
+	SD_BUS_PROPERTY("FaultsPTE", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("FaultsPMD", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("FaultsPUD", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD_WITH_ARGS("CreateFile",
 		SD_BUS_ARGS("s", path, "t", size, "u", mode, "a{sv}", options),
 		SD_BUS_RESULT("a(ttt)", extents),
@@ -1031,7 +1060,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 		   sd_bus_message *reply, void *userdata, sd_bus_error *e)
 {
 	struct fsys *f = userdata;
-	uint64_t faults[3] = {0};
 	uint64_t v;
 	int r;
 
@@ -1053,8 +1081,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 			r = sd_bus_message_append(reply, "s", f->reasons[i]);
 		return r < 0 ? r : sd_bus_message_close_container(reply);
 	}
-	if (!strncmp(prop, "Faults", 6) && f->fs)
-		(void)f->backend->fault_counters(f, faults);
 	if (!strcmp(prop, "LogEntriesUsed"))
 		v = fsys_log_used(f);
 	else if (!strcmp(prop, "LogEntriesTotal"))
@@ -1077,12 +1103,6 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 		v = f->torn_retries;
 	else if (!strcmp(prop, "LastReplay"))
 		v = f->last_replay;
-	else if (!strcmp(prop, "FaultsPTE"))
-		v = faults[0];
-	else if (!strcmp(prop, "FaultsPMD"))
-		v = faults[1];
-	else if (!strcmp(prop, "FaultsPUD"))
-		v = faults[2];
 	else
 		return sd_bus_error_setf(e, SD_BUS_ERROR_UNKNOWN_PROPERTY, "no property %s", prop);
 	return sd_bus_message_append(reply, "t", v);
@@ -1115,10 +1135,11 @@ static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 static const sd_bus_vtable fs_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	FS_CONST("Device", "s"),
-	FS_CONST("MountPoint", "s"),
-	FS_CONST("UUID", "s"),
-	FS_CONST("Backend", "s"),
-	FS_CONST("Role", "s"),
+	/* These four change when the object is detached or re-attached on the same path. */
+	FS_PROP("MountPoint", "s"),
+	FS_PROP("UUID", "s"),
+	FS_PROP("Backend", "s"),
+	FS_PROP("Role", "s"),
 	FS_PROP("Health", "s"),
 	FS_PROP("HealthReasons", "as"),
 	FS_PROP("LogEntriesUsed", "t"),
@@ -1132,9 +1153,6 @@ static const sd_bus_vtable fs_vtable[] = {
 	FS_PROP("InvalidEntries", "t"),
 	FS_PROP("TornTailRetries", "t"),
 	FS_PROP("LastReplay", "t"),
-	FS_PROP("FaultsPTE", "t"),
-	FS_PROP("FaultsPMD", "t"),
-	FS_PROP("FaultsPUD", "t"),
 	SD_BUS_METHOD_WITH_ARGS("Replay", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", applied),
 				method_fs_replay, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Check", SD_BUS_ARGS("a{sv}", options),
@@ -1207,7 +1225,8 @@ void bus_flush_changes(struct manager *m)
 	for (struct fsys *f = m->fsys; f; f = f->next) {
 		if (f->dirty && m->bus) {
 			int r = sd_bus_emit_properties_changed(m->bus, f->object_path, FS_IFACE,
-							       "Health", "HealthReasons", "LogEntriesUsed",
+							       "Health", "HealthReasons", "Role", "UUID",
+							       "Backend", "MountPoint", "LogEntriesUsed", "LogEntriesTotal", "Capacity",
 							       "Allocated", "Free", "Files", "Directories",
 							       "EntriesReplayed", "InvalidEntries",
 							       "TornTailRetries", "LastReplay", NULL);
@@ -1219,6 +1238,26 @@ void bus_flush_changes(struct manager *m)
 		if (f->npending > 0 && m->bus)
 			emit_files_added(m, f);
 	}
+}
+
+void bus_update_faults(struct manager *m)
+{
+	struct timespec ts;
+	uint64_t now, v[3];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	/* A busy mapping faults all the time: one PropertiesChanged a second at most. */
+	if (m->faults_read_usec && now - m->faults_read_usec < 1000000)
+		return;
+	m->faults_read_usec = now;
+	(void)kernel_module_fault_counters(v);
+	if (memcmp(v, m->faults, sizeof(v)) == 0)
+		return;
+	memcpy(m->faults, v, sizeof(v));
+	if (m->bus && sd_bus_emit_properties_changed(m->bus, MANAGER_PATH, MANAGER_IFACE, "FaultsPTE",
+						     "FaultsPMD", "FaultsPUD", NULL) < 0)
+		fprintf(stderr, "famfs-manager: cannot send PropertiesChanged for the fault counters\n");
 }
 
 static int on_flush(sd_event_source *s, void *userdata)

@@ -154,6 +154,14 @@ void fsys_update_health(struct fsys *f)
 		uint64_t used = fsys_log_used(f), total = fsys_log_total(f);
 		uint64_t cap = fsys_capacity(f), alloc = fsys_allocated(f);
 
+		if (f->media_error[0]) {
+			add_reason(r, &n, "%s", f->media_error);
+			h = HEALTH_FAILED;
+		}
+		if (f->fs->medium_changed) {
+			add_reason(r, &n, "%s", f->fs->medium_change);
+			h = HEALTH_FAILED;
+		}
 		if (f->device_gone) {
 			add_reason(r, &n, "device gone: %s no longer exists", f->device);
 			h = HEALTH_FAILED;
@@ -285,9 +293,25 @@ bool fsys_follow(struct fsys *f)
 		return f->dirty;
 	}
 	f->device_gone = false;
+	/*
+	 * A mount disabled by a media failure fails every read of the log
+	 * (the medium guard would make them zeros): nothing to follow.
+	 */
+	if (!f->media_error[0] && f->backend->media_error &&
+	    f->backend->media_error(f, f->media_error, sizeof(f->media_error)) > 0)
+		fprintf(stderr, "%s: %s\n", f->mountpoint, f->media_error);
+	if (f->media_error[0]) {
+		fsys_update_health(f);
+		return f->dirty;
+	}
 	rejected_before = f->fs->rejected_total;
 	r = famfs_fs_replay(f->fs, on_apply, f, &res, &err);
-	if (r < 0) {
+	if (r == -FAMFS_EMEDIUMCHANGED) {
+		if (!f->medium_changed_at) {
+			f->medium_changed_at = now_usec(CLOCK_MONOTONIC);
+			fprintf(stderr, "%s: %s; refusing every change to it\n", f->mountpoint, err.msg);
+		}
+	} else if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
 			manager_log("%s: %s", f->mountpoint, err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);

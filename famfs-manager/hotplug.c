@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -363,6 +366,64 @@ static void device_removed(struct manager *m, const char *devnode)
 		f->mountpoint[0] ? f->mountpoint : f->uuid);
 	hotplug_detach(f, "device removed");
 	bus_schedule_flush(m);
+}
+
+/*
+ * A pmem block device is read through the page cache until the kernel
+ * backend switches to its DAX view: pages cached at the last attach still
+ * hold the old superblock and log, which the new attach must not read.
+ */
+static void drop_page_cache(const char *devnode)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(devnode, &st) < 0 || !S_ISBLK(st.st_mode))
+		return;
+	fd = open(devnode, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, BLKFLSBUF, 0) < 0)
+		fprintf(stderr, "famfs-manager: %s: cannot drop its cached pages: %s\n", devnode, strerror(errno));
+	close(fd);
+}
+
+/*
+ * The follower found that the medium under @f changed (re-formatted by
+ * another host, superblock destroyed, log reset, master changed).  The
+ * old file system goes (a kernel mount of it is unmounted: its files map
+ * extents of the old layout, which now belong to the new file system), and
+ * whatever the device holds now is attached as a new file system, by the
+ * same attach policy as a device that appears.
+ */
+static void medium_replaced(struct manager *m, struct fsys *f)
+{
+	char devnode[4096], reason[FAMFS_ERR_MSG_MAX];
+
+	snprintf(devnode, sizeof(devnode), "%s", f->device);
+	snprintf(reason, sizeof(reason), "%s", f->fs->medium_change);
+	fprintf(stderr, "famfs-manager: %s: %s; detaching %s and attaching what the device holds now\n",
+		devnode, reason, f->mountpoint[0] ? f->mountpoint : f->uuid);
+	hotplug_detach(f, reason);
+	drop_page_cache(devnode);
+	device_added(m, devnode, false);
+}
+
+void hotplug_replace_changed_media(struct manager *m)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	for (struct fsys *f = m->fsys; f;) {
+		if (f->fs && f->medium_changed_at && now - f->medium_changed_at >= m->cfg.grace_ms * 1000) {
+			medium_replaced(m, f);
+			f = m->fsys;    /* the list changed */
+			continue;
+		}
+		f = f->next;
+	}
 }
 
 void hotplug_event(void *userdata, const struct udev_event_info *ev)

@@ -83,6 +83,13 @@ int hotplug_start(struct manager *m);
 void hotplug_stop(struct manager *m);
 void hotplug_event(void *userdata, const struct udev_event_info *ev);
 
+/*
+ * File systems whose medium changed under them (see famfs_fs_revalidate)
+ * stay failed for the grace period, so every client sees why; then each is
+ * detached and the device attached again as whatever it now holds.
+ */
+void hotplug_replace_changed_media(struct manager *m);
+
 /* Detaches safely: health failed, @reason the only reason. */
 void hotplug_detach(struct fsys *f, const char *reason);
 

@@ -142,6 +142,17 @@ void kernel_queue_release(struct kernel_queue *q, uint32_t keep);
 
 /* Reads @dir/{pte,pmd,pud}_fault_ct; -errno when any is unreadable or garbage. */
 int kernel_read_fault_counters(const char *dir, uint64_t ret[3]);
+/* The loaded module's counters (/sys/fs/famfs); zeros and -errno without it. */
+int kernel_module_fault_counters(uint64_t ret[3]);
+
+/*
+ * Whether the famfs mount at @mountpoint in @mounts (a /proc/self/mounts
+ * file) shows "dax_error": famfs.ko disabled it after a media failure.
+ * Returns 1 with a reason naming the device offset and length the module
+ * reported (dax_error_offset, dax_error_len) in @buf, 0 when the mount is
+ * there without it or not there, -errno when @mounts cannot be read.
+ */
+int kernel_media_error(const char *mounts, const char *mountpoint, char *buf, size_t len);
 
 /* Per-mount numbers of the last attach, for logs and the benchmark. */
 struct kernel_stats {

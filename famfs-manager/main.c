@@ -60,6 +60,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	for (struct fsys *f = m->fsys; f; f = f->next)
 		changed |= fsys_follow(f);
+	hotplug_replace_changed_media(m);
+	bus_update_faults(m);
 	if (changed) {
 		bus_flush_changes(m);
 		notify_status(m, false);
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
 	}
 	/* Devices already there become objects before anyone sees the name. */
 	(void)hotplug_start(&m);
+	bus_update_faults(&m);
 	r = sd_bus_request_name(m.bus, MANAGER_BUS_NAME, 0);
 	if (r < 0) {
 		fprintf(stderr, "famfs-manager: cannot own %s: %s%s\n", MANAGER_BUS_NAME, strerror(-r),

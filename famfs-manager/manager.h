@@ -71,8 +71,11 @@ struct backend_ops {
 	 * or NULL: then the device mapping is (optional).
 	 */
 	const uint8_t *(*medium_view)(struct fsys *f, uint64_t *readable);
-	/* PTE, PMD, PUD faults; -EOPNOTSUPP when the backend has none */
-	int (*fault_counters)(struct fsys *f, uint64_t ret[3]);
+	/*
+	 * 1 with a reason in @buf when the medium reported a failure that
+	 * disables the file system (famfs.ko's dax_error), else 0 (optional)
+	 */
+	int (*media_error)(struct fsys *f, char *buf, size_t len);
 	void (*detach)(struct fsys *f);
 	/* open_data's fd is the file itself: map it at file offsets, not extents */
 	bool data_fd_is_file;
@@ -98,6 +101,9 @@ struct fsys {
 	char corrupt[FAMFS_ERR_MSG_MAX];        /* check found damage at attach */
 	char header_error[FAMFS_ERR_MSG_MAX];   /* log header went bad while following */
 	bool device_gone;
+	char media_error[FAMFS_ERR_MSG_MAX];    /* the backend reported a media failure; sticky */
+	/* CLOCK_MONOTONIC usec when the follower found the medium changed (fs->medium_change), or 0 */
+	uint64_t medium_changed_at;
 
 	/* follower */
 	bool stalled;
@@ -150,6 +156,13 @@ struct manager {
 	uint64_t calls_denied;
 	struct udev_watch *udev_watch;  /* hotplug.c */
 	bool module_tried;
+	/*
+	 * famfs.ko's page fault counters (PTE, PMD, PUD): module-wide, the
+	 * module does not attribute faults to a mount.  Read at most once a
+	 * second; 0 without the module.
+	 */
+	uint64_t faults[3];
+	uint64_t faults_read_usec;      /* CLOCK_MONOTONIC */
 };
 
 /* config.c */
@@ -206,6 +219,8 @@ int bus_setup(struct manager *m);
 int bus_add_fsys(struct manager *m, struct fsys *f);
 void bus_flush_changes(struct manager *m);
 void bus_schedule_flush(struct manager *m);
+/* Re-reads the fault counters (at most once a second) and announces a change. */
+void bus_update_faults(struct manager *m);
 int bus_error_from_errno(sd_bus_error *e, int r, const char *msg);
 
 /* auth.c */

@@ -232,8 +232,12 @@ static int famfs_show_options(struct seq_file *m, struct dentry *root)
 
 	if (fsi->mode != FAMFS_DEFAULT_MODE)
 		seq_printf(m, ",mode=%o", fsi->mode);
-	if (READ_ONCE(fsi->dax_error))
-		seq_puts(m, ",dax_error");
+	if (READ_ONCE(fsi->dax_error)) {
+		/* pairs with the smp_wmb() in famfs_dax_notify_failure */
+		smp_rmb();
+		seq_printf(m, ",dax_error,dax_error_offset=0x%llx,dax_error_len=0x%llx",
+			   fsi->dax_error_offset, fsi->dax_error_len);
+	}
 	return 0;
 }
 
@@ -307,6 +311,13 @@ static int famfs_dax_notify_failure(struct dax_device *dax_devp, u64 offset,
 	if (!fsi)
 		return -EOPNOTSUPP;
 
+	if (!READ_ONCE(fsi->dax_error)) {
+		/* Only shown: a second failure racing this one may win. */
+		fsi->dax_error_offset = offset;
+		fsi->dax_error_len = len;
+		/* the offset before the flag: pairs with famfs_show_options */
+		smp_wmb();
+	}
 	WRITE_ONCE(fsi->dax_error, true);
 	pr_err("%s: media failure at offset 0x%llx length 0x%llx (flags 0x%x); file system disabled\n",
 	       fsi->devname, offset, len, mf_flags);

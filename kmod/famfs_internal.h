@@ -25,6 +25,8 @@ struct famfs_fs_info {
 	u64 dax_part_off;		/* partition start in the dax device */
 	u64 dev_size;			/* bytes; 0 if unknown */
 	bool dax_error;			/* media failure reported */
+	u64 dax_error_offset;		/* the first one, as the dax core said */
+	u64 dax_error_len;
 	struct super_block *sb;
 };
 

@@ -13,6 +13,11 @@
 
 /* A full log is not out of space: callers map it to its own error. */
 #define FAMFS_ELOGFULL EXFULL
+/*
+ * The medium no longer holds the file system that was attached (re-formatted,
+ * superblock destroyed, log reset, master changed): nothing may be written.
+ */
+#define FAMFS_EMEDIUMCHANGED EMEDIUMTYPE
 
 #define FAMFS_ERR_MSG_MAX 256
 

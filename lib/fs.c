@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <uuid/uuid.h>
 
 #include "cache.h"
 #include "fs.h"
@@ -33,6 +34,7 @@ int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_u
 		r = -EUCLEAN;
 		goto fail;
 	}
+	memcpy(&fs->sb_at_open, fs->sb, sizeof(fs->sb_at_open));
 	fs->layout.dev_size = fs->sb->dev_size;
 	fs->layout.log_len = fs->sb->log_len;
 	fs->layout.alloc_unit = fs->sb->alloc_unit;
@@ -157,6 +159,93 @@ static void invalidate(const struct famfs_fs *fs, const void *p, size_t len)
 		famfs_cache_invalidate(p, len);
 }
 
+/* What changed between the superblock at open (@was) and @now, or false. */
+static bool superblock_changed(const struct famfs_superblock *was, const struct famfs_superblock *now,
+			       char *why, size_t len)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} fields[] = {
+		{ "version", offsetof(struct famfs_superblock, version) },
+		{ "log length", offsetof(struct famfs_superblock, log_len) },
+		{ "allocation unit", offsetof(struct famfs_superblock, alloc_unit) },
+		{ "device size", offsetof(struct famfs_superblock, dev_size) },
+	};
+	char a[37], b[37];
+
+	if (memcmp(was->uuid, now->uuid, 16) != 0) {
+		uuid_unparse_lower(was->uuid, a);
+		uuid_unparse_lower(now->uuid, b);
+		snprintf(why, len, "superblock UUID changed from %s to %s: the device was re-formatted", a, b);
+		return true;
+	}
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		uint64_t x, y;
+
+		memcpy(&x, (const uint8_t *)was + fields[k].offset, sizeof(x));
+		memcpy(&y, (const uint8_t *)now + fields[k].offset, sizeof(y));
+		if (x != y) {
+			snprintf(why, len, "superblock %s changed from %" PRIu64 " to %" PRIu64
+				 ": the device was re-formatted", fields[k].name, x, y);
+			return true;
+		}
+	}
+	if (was->omf_major != now->omf_major || was->omf_minor != now->omf_minor) {
+		snprintf(why, len, "superblock OMF version changed from %u.%u to %u.%u: the device was re-formatted",
+			 was->omf_major, was->omf_minor, now->omf_major, now->omf_minor);
+		return true;
+	}
+	if (memcmp(was->system_uuid, now->system_uuid, 16) != 0) {
+		uuid_unparse_lower(was->system_uuid, a);
+		uuid_unparse_lower(now->system_uuid, b);
+		snprintf(why, len, "superblock master host changed from %s to %s: the role decided at attach no longer holds",
+			 a, b);
+		return true;
+	}
+	return false;
+}
+
+static void invalidate(const struct famfs_fs *fs, const void *p, size_t len);
+
+int famfs_fs_revalidate(struct famfs_fs *fs, struct famfs_err *err)
+{
+	struct famfs_superblock sb;
+	struct famfs_log_header h;
+	struct famfs_err why = { 0 };
+	char change[FAMFS_ERR_MSG_MAX] = "";
+	bool log_reset = false;
+
+	invalidate(fs, fs->sb, sizeof(*fs->sb));
+	memcpy(&sb, fs->sb, sizeof(sb));
+	invalidate(fs, fs->log, sizeof(*fs->log));
+	memcpy(&h, fs->log, sizeof(h));
+	if (famfs_superblock_validate(&sb, fs->dev->size, &why) != FAMFS_OK)
+		snprintf(change, sizeof(change), "superblock no longer valid (%s): the file system was destroyed "
+			 "or the device re-formatted", why.msg);
+	else if (!superblock_changed(&fs->sb_at_open, &sb, change, sizeof(change)) &&
+		 famfs_log_header_validate(&h, fs->layout.log_len, &why) == FAMFS_OK &&
+		 h.next_index < fs->applied) {
+		log_reset = true;
+		snprintf(change, sizeof(change), "log went backwards: next_index %" PRIu64 " is below the %" PRIu64
+			 " entries already applied: the log was reset or the device re-formatted",
+			 h.next_index, fs->applied);
+	}
+	/*
+	 * A header that no longer validates is the replay's error, not a
+	 * change of medium.  A reset log is what mkfs writes first: when the
+	 * new superblock follows, it says more, and replaces the message.
+	 */
+	if (change[0] && (!fs->medium_changed || (fs->medium_change_is_log_reset && !log_reset))) {
+		snprintf(fs->medium_change, sizeof(fs->medium_change), "%s", change);
+		fs->medium_change_is_log_reset = log_reset;
+		fs->medium_changed = true;
+	}
+	if (fs->medium_changed)
+		return famfs_err_set(err, -FAMFS_EMEDIUMCHANGED, "%s: %s", fs->dev->path, fs->medium_change);
+	return 0;
+}
+
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
@@ -172,6 +261,8 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 	memset(res, 0, sizeof(*res));
 	if (check_not_shrunk(fs, err) < 0)
 		return -EIO;
+	if (famfs_fs_revalidate(fs, err) < 0)
+		return -FAMFS_EMEDIUMCHANGED;
 	invalidate(fs, fs->log, sizeof(*fs->log));
 	memcpy(&h, fs->log, sizeof(h));
 	code = famfs_log_header_validate(&h, fs->layout.log_len, err);
@@ -433,6 +524,10 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 		famfs_alloc_unmark_fmap(&fs->alloc, &maps[k]);
 	allocated = 0;
 
+	/* The medium may have been re-formatted by another host since begin_write. */
+	r = famfs_fs_revalidate(fs, err);
+	if (r < 0)
+		goto out;
 	first = fs->log->next_index;
 	r = famfs_log_append(fs->log, entries, n, err);
 	if (r < 0)
@@ -498,6 +593,10 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 		if (r < 0)
 			goto out;
 	}
+	/* The medium may have been re-formatted by another host since begin_write. */
+	r = famfs_fs_revalidate(fs, err);
+	if (r < 0)
+		goto out;
 	first = fs->log->next_index;
 	r = famfs_log_append(fs->log, entries, n, err);
 	if (r < 0)

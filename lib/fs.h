@@ -39,6 +39,11 @@ struct famfs_fs {
 	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */
 	int64_t last_rejected_index;
 	char last_rejected[FAMFS_ERR_MSG_MAX];
+	/* the superblock as validated at open: what every later read is compared with */
+	struct famfs_superblock sb_at_open;
+	bool medium_changed;             /* sticky: set by famfs_fs_revalidate */
+	bool medium_change_is_log_reset;
+	char medium_change[FAMFS_ERR_MSG_MAX];
 	/* told of entries another writer appended, found while catching up to write */
 	void (*observer)(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,
 			 uint32_t node, void *userdata);
@@ -68,6 +73,19 @@ typedef void (*famfs_apply_fn)(struct famfs_fs *fs, uint64_t index,
  * not reported here.
  */
 void famfs_fs_set_observer(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata);
+
+/*
+ * Reads the superblock and the log header again and compares them with what
+ * the file system was opened on: magic, CRC, version and the other rules,
+ * the file system UUID, the layout (device size, log length, allocation
+ * unit), the master host (the role) and a log that went backwards
+ * (next_index below the entries already applied).  On a change it returns
+ * -FAMFS_EMEDIUMCHANGED with a message saying what changed, and keeps
+ * returning it (with the first message) for the life of @fs: a medium that
+ * changed under an attached file system is never written again through it.
+ * famfs_fs_replay and every write call this first.
+ */
+int famfs_fs_revalidate(struct famfs_fs *fs, struct famfs_err *err);
 
 struct famfs_replay_result {
 	uint64_t applied;          /* entries added to the namespace by this call */
@@ -102,7 +120,7 @@ struct famfs_file_spec {
 
 /*
  * Creates @n files under one lock and one log append: all or nothing.
- * Errors: -EPERM not the master, -EINVAL bad path or size, -EEXIST,
+ * Errors: -FAMFS_EMEDIUMCHANGED (see famfs_fs_revalidate), -EPERM not the master, -EINVAL bad path or size, -EEXIST,
  * -ENOENT/-ENOTDIR parent, -ENOSPC, -FAMFS_ELOGFULL.  @ret_maps and
  * @ret_nodes (each may be NULL) receive one item per file.
  */

@@ -41,7 +41,7 @@ struct fsinfo {
 	char *uuid, *device, *mountpoint, *role, *backend, *health;
 	char **reasons;
 	uint64_t log_used, log_total, capacity, allocated, free_bytes, files, directories;
-	uint64_t replayed, invalid, torn, last_replay, faults[3];
+	uint64_t replayed, invalid, torn, last_replay;
 };
 
 static void fsinfo_clear(struct fsinfo *f)
@@ -117,9 +117,6 @@ static int read_props(const char *object, struct fsinfo *f, sd_bus_error *e)
 		{ "InvalidEntries", offsetof(struct fsinfo, invalid) },
 		{ "TornTailRetries", offsetof(struct fsinfo, torn) },
 		{ "LastReplay", offsetof(struct fsinfo, last_replay) },
-		{ "FaultsPTE", offsetof(struct fsinfo, faults[0]) },
-		{ "FaultsPMD", offsetof(struct fsinfo, faults[1]) },
-		{ "FaultsPUD", offsetof(struct fsinfo, faults[2]) },
 	};
 	sd_bus_message *reply = NULL;
 	int r;
@@ -899,7 +896,7 @@ static void prom_labels(FILE *o, const struct fsinfo *f)
 	fputs("\"}", o);
 }
 
-static void write_metrics(FILE *o, const struct fsinfo *v, size_t n)
+static void write_metrics(FILE *o, const struct fsinfo *v, size_t n, const uint64_t faults[3])
 {
 	static const struct {
 		const char *name, *type, *help;
@@ -944,15 +941,13 @@ static void write_metrics(FILE *o, const struct fsinfo *v, size_t n)
 			fprintf(o, " %" PRIu64 "\n", *(const uint64_t *)((const char *)&v[i] + m[k].off));
 		}
 	}
-	fputs("# HELP famfs_faults_total Page faults served, by page size\n# TYPE famfs_faults_total counter\n", o);
-	for (size_t i = 0; i < n; i++) {
+	/* famfs.ko counts for the whole module: no uuid label. */
+	fputs("# HELP famfs_faults_total Page faults famfs.ko served, all mounts, by page size\n"
+	      "# TYPE famfs_faults_total counter\n", o);
+	for (int s = 0; s < 3; s++) {
 		static const char *const sz[] = { "pte", "pmd", "pud" };
 
-		for (int s = 0; s < 3; s++) {
-			fputs("famfs_faults_total{uuid=\"", o);
-			prom_escape(o, v[i].uuid);
-			fprintf(o, "\",size=\"%s\"} %" PRIu64 "\n", sz[s], v[i].faults[s]);
-		}
+		fprintf(o, "famfs_faults_total{size=\"%s\"} %" PRIu64 "\n", sz[s], faults[s]);
 	}
 	fputs("# HELP famfs_last_replay_timestamp_seconds When the last log entry was applied\n"
 	      "# TYPE famfs_last_replay_timestamp_seconds gauge\n", o);
@@ -969,6 +964,7 @@ static int cmd_metrics(int argc, char **argv)
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	const char *dir = NULL;
 	struct fsinfo *v = NULL;
+	uint64_t faults[3] = { 0 };
 	size_t n = 0;
 	int c, r, rc = 0;
 
@@ -984,10 +980,16 @@ static int cmd_metrics(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	r = list_fs(&v, &n, &e);
+	for (int k = 0; r >= 0 && k < 3; k++) {
+		static const char *const names[] = { "FaultsPTE", "FaultsPMD", "FaultsPUD" };
+
+		r = sd_bus_get_property_trivial(bus, BUS_NAME, ROOT_PATH, MGR_IFACE, names[k], &e, 't',
+						&faults[k]);
+	}
 	if (r < 0)
 		return fail_call("read the metrics", NULL, &e, r);
 	if (!dir) {
-		write_metrics(stdout, v, n);
+		write_metrics(stdout, v, n, faults);
 	} else {
 		char tmp[PATH_MAX], final[PATH_MAX];
 		FILE *o;
@@ -1001,7 +1003,7 @@ static int cmd_metrics(int argc, char **argv)
 			fprintf(stderr, "famfsctl: cannot create a file in %s: %s\n", dir, strerror(errno));
 			rc = EXIT_FAIL;
 		} else {
-			write_metrics(o, v, n);
+			write_metrics(o, v, n, faults);
 			if (fchmod(fd, 0644) < 0 || fflush(o) != 0 || fsync(fd) < 0 || ferror(o)) {
 				fprintf(stderr, "famfsctl: cannot write %s: %s\n", tmp, strerror(errno));
 				rc = EXIT_FAIL;

@@ -22,6 +22,7 @@
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include "check.h"
 #include "log.h"
@@ -606,6 +607,8 @@ static void test_roundtrip(struct fixture *f, gconstpointer data)
 	g_assert_nonnull(strstr(out, "# TYPE famfs_log_replayed_entries_total counter\n"));
 	g_assert_nonnull(strstr(out, "famfs_files{uuid="));
 	g_assert_nonnull(strstr(out, "famfs_capacity_bytes{uuid="));
+	/* module-wide, from the Manager object: no uuid label */
+	g_assert_nonnull(strstr(out, "\nfamfs_faults_total{size=\"pmd\"} 0\n"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&errs, g_free);
 	g_assert_cmpint(run(&out, &errs, f->bus.addr, false, famfsctl_exe, "metrics", "--textfile", topdir, NULL), ==, 0);
@@ -966,6 +969,227 @@ static void test_master_client(void)
 	bus_stop(&b1);
 	bus_stop(&b2);
 	assert_fsck_clean(img);
+	g_unlink(img);
+}
+
+/* Health of @obj on @bus, or NULL when the object is gone. */
+static char *try_health(sd_bus *bus, const char *obj)
+{
+	char *v = NULL;
+
+	if (sd_bus_get_property_string(bus, MGR, obj, FSIFACE, "Health", NULL, &v) < 0)
+		return NULL;
+	return v;
+}
+
+static int count_props_changed(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	const char *iface;
+	int *counts = userdata;
+
+	g_assert_cmpint(sd_bus_message_read(msg, "s", &iface), >, 0);
+	counts[0]++;
+	/* Role and UUID are announced with the rest: they are not const. */
+	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "{sv}"), >, 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		const char *name;
+
+		g_assert_cmpint(sd_bus_message_read(msg, "s", &name), >, 0);
+		if (!strcmp(name, "Role") || !strcmp(name, "UUID"))
+			counts[1]++;
+		g_assert_cmpint(sd_bus_message_skip(msg, "v"), >=, 0);
+		g_assert_cmpint(sd_bus_message_exit_container(msg), >=, 0);
+	}
+	return 0;
+}
+
+static char *image_uuid(const char *image)
+{
+	struct famfs_superblock sb;
+	char *s = g_malloc(37);
+	int fd = open(image, O_RDONLY);
+
+	g_assert_cmpint(pread(fd, &sb, sizeof(sb), 0), ==, sizeof(sb));
+	close(fd);
+	uuid_unparse_lower(sb.uuid, s);
+	return s;
+}
+
+/*
+ * A third host re-formats the device under a master and a client
+ * (mkfs.famfs -f, or -f -k which only destroys the superblock).  Within a
+ * poll interval both report failed, saying what changed; every change is
+ * refused with MediumChanged and nothing is written into the new medium.
+ * After the grace period the old object goes and the new file system is
+ * attached in its place (-f), or the old object stays failed (-k: nothing
+ * famfs is left on the device).
+ */
+static void test_reformat(gconstpointer data)
+{
+	bool kill = GPOINTER_TO_INT(data);
+	struct bus b1 = {0}, b2 = {0};
+	g_autofree char *ua = write_uuid_file("uuid-rf-a", UUID_A), *ub = write_uuid_file("uuid-rf-b", UUID_B);
+	g_autofree char *uc = write_uuid_file("uuid-rf-c", "cccccccc-dddd-4eee-8fff-000000000000");
+	g_autofree char *img = make_image("reformat.img", 64ULL << 20, ua);
+	g_autofree char *out = NULL, *errs = NULL, *obj = NULL, *old_uuid = image_uuid(img), *new_uuid = NULL;
+	g_autofree char *expect = NULL;
+	const char *devs[] = { img, NULL };
+	const char *extra[] = { "--poll-interval=100", "--torn-tail-grace=3000", NULL };
+	const char *mp = "/run/famfs-test/reformat";
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *bus[2];
+	GPid pid[2];
+	int props[2][2] = { { 0 } };
+	uint64_t t0, worst = 0;
+
+	bus_start(&b1, "bus-rf-master");
+	bus_start(&b2, "bus-rf-client");
+	pid[0] = daemon_start(&b1, ua, devs, extra);
+	pid[1] = daemon_start(&b2, ub, devs, extra);
+	bus[0] = bus_connect(b1.addr);
+	bus[1] = bus_connect(b2.addr);
+	obj = fs_object(bus[0], mp);
+	for (int i = 0; i < 3; i++) {
+		g_autofree char *p = g_strdup_printf("%s/old%d", mp, i);
+
+		g_assert_cmpint(create_file(bus[0], p, 1 << 20, 0644, &e), >=, 0);
+	}
+	t0 = now_us();
+	while (get_prop_t(bus[1], obj, "Files") < 3 && now_us() - t0 < 5000000)
+		g_usleep(5000);
+	g_assert_cmpuint(get_prop_t(bus[1], obj, "Files"), ==, 3);
+	for (int k = 0; k < 2; k++)
+		sd_bus_match_signal(bus[k], NULL, MGR, obj, "org.freedesktop.DBus.Properties",
+				    "PropertiesChanged", count_props_changed, props[k]);
+
+	if (kill)
+		g_assert_cmpint(run(&out, &errs, NULL, false, mkfs_exe, "-q", "-f", "-k", img, NULL), ==, 0);
+	else
+		g_assert_cmpint(run(&out, &errs, NULL, false, mkfs_exe, "-q", "-f", "-l", "8M",
+				    "--system-uuid-file", uc, img, NULL), ==, 0);
+	t0 = now_us();
+	new_uuid = image_uuid(img);
+	expect = kill ? g_strdup("superblock no longer valid (superblock: bad magic 0x0") :
+		 g_strdup_printf("superblock UUID changed from %s to %s: the device was re-formatted", old_uuid,
+				 new_uuid);
+	for (int k = 0; k < 2; k++) {
+		g_autofree char *h = NULL, *reasons = NULL;
+
+		for (;;) {
+			g_free(h);
+			h = get_prop_s(bus[k], obj, "Health");
+			if (!strcmp(h, "failed") || now_us() - t0 > 3000000)
+				break;
+			g_usleep(2000);
+		}
+		worst = MAX(worst, now_us() - t0);
+		g_assert_cmpstr(h, ==, "failed");
+		/* mkfs writes the log first: the reset log may be seen before the new superblock */
+		for (;;) {
+			g_free(reasons);
+			reasons = get_reasons(bus[k], obj);
+			if (strstr(reasons, expect) || now_us() - t0 > 1000000)
+				break;
+			g_usleep(2000);
+		}
+		g_test_message("daemon %d: %s", k, reasons);
+		g_assert_nonnull(strstr(reasons, expect));
+	}
+	g_test_message("both daemons failed %" PRIu64 " us after the re-format (100 ms poll)", worst);
+	g_assert_cmpuint(worst, <=, 250000);
+
+	/* nothing reaches the new medium: not from the master, not through the client */
+	{
+		g_autoptr(GBytes) before = meta_snapshot(img), after = NULL;
+		sd_bus_message *reply = NULL;
+		g_autofree char *p = g_strdup_printf("%s/new", mp), *d = g_strdup_printf("%s/dir", mp);
+
+		for (int k = 0; k < 2; k++) {
+			g_assert_cmpint(create_file(bus[k], p, 1 << 20, 0644, &e), <, 0);
+			g_assert_cmpstr(e.name, ==, "org.famfs.Error.MediumChanged");
+			g_assert_nonnull(strstr(e.message, expect));
+			sd_bus_error_free(&e);
+		}
+		g_assert_cmpint(sd_bus_call_method(bus[0], MGR, ROOT, IFACE, "Mkdir", &e, &reply, "sua{sv}",
+						   d, 0755, 0), <, 0);
+		g_assert_cmpstr(e.name, ==, "org.famfs.Error.MediumChanged");
+		sd_bus_error_free(&e);
+		g_assert_cmpint(sd_bus_call_method(bus[0], MGR, ROOT, IFACE, "CreateFiles", &e, &reply,
+						   "a(stu)a{sv}", 1, p, (uint64_t)4096, 0644, 0), <, 0);
+		g_assert_cmpstr(e.name, ==, "org.famfs.Error.MediumChanged");
+		sd_bus_error_free(&e);
+		after = meta_snapshot(img);
+		g_assert_true(g_bytes_equal(before, after));
+	}
+	if (kill) {
+		/* the old log is still there, untouched: 3 entries */
+		g_assert_cmpuint(image_next_index(img), ==, 3);
+	} else {
+		assert_fsck_clean(img);
+		g_assert_cmpuint(image_next_index(img), ==, 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 20 && props[k][0] == 0; i++) {
+			while (sd_bus_process(bus[k], NULL) > 0)
+				;
+			g_usleep(10000);
+		}
+		g_assert_cmpint(props[k][0], >, 0);
+		g_assert_cmpint(props[k][1], >, 0);
+	}
+
+	/* after the grace period: the new medium is a new file system, the old object goes */
+	for (int k = 0; k < 2; k++) {
+		t0 = now_us();
+		if (kill) {
+			g_autofree char *role = NULL, *reasons = NULL;
+
+			while (now_us() - t0 < 10000000) {
+				g_free(role);
+				role = get_prop_s(bus[k], obj, "Role");
+				if (!strcmp(role, "unknown"))
+					break;
+				g_usleep(20000);
+			}
+			g_assert_cmpstr(role, ==, "unknown");
+			reasons = get_reasons(bus[k], obj);
+			g_assert_nonnull(strstr(reasons, expect));
+			g_assert_cmpint(create_file(bus[k], "/run/famfs-test/reformat/x", 4096, 0644, &e), <, 0);
+			sd_bus_error_free(&e);
+		} else {
+			g_autofree char *h = NULL, *now_obj = NULL, *uuid = NULL, *role = NULL;
+
+			while (now_us() - t0 < 10000000 && (h = try_health(bus[k], obj))) {
+				g_clear_pointer(&h, g_free);
+				g_usleep(20000);
+			}
+			g_assert_null(h);
+			now_obj = fs_object(bus[k], mp);
+			g_assert_cmpstr(now_obj, !=, obj);
+			uuid = get_prop_s(bus[k], now_obj, "UUID");
+			g_assert_cmpstr(uuid, ==, new_uuid);
+			h = get_prop_s(bus[k], now_obj, "Health");
+			g_assert_cmpstr(h, ==, "ok");
+			g_assert_cmpuint(get_prop_t(bus[k], now_obj, "Files"), ==, 0);
+			/* the third host made it: both are clients of the new file system */
+			role = get_prop_s(bus[k], now_obj, "Role");
+			g_assert_cmpstr(role, ==, "client");
+			g_assert_cmpint(create_file(bus[k], "/run/famfs-test/reformat/x", 4096, 0644, &e), <, 0);
+			g_assert_cmpstr(e.name, ==, "org.famfs.Error.NotMaster");
+			sd_bus_error_free(&e);
+		}
+	}
+
+	for (int k = 0; k < 2; k++) {
+		sd_bus_flush_close_unref(bus[k]);
+		stop_pid(pid[k], SIGTERM);
+	}
+	bus_stop(&b1);
+	bus_stop(&b2);
+	if (!kill) {
+		assert_fsck_clean(img);
+		g_assert_cmpuint(image_next_index(img), ==, 0);
+	}
 	g_unlink(img);
 }
 
@@ -1627,6 +1851,8 @@ int main(int argc, char **argv)
 		   fixture_teardown);
 	g_test_add("/bus/auth/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);
 	g_test_add_func("/bus/master-client", test_master_client);
+	g_test_add_data_func("/bus/reformat/mkfs", GINT_TO_POINTER(0), test_reformat);
+	g_test_add_data_func("/bus/reformat/mkfs-kill", GINT_TO_POINTER(1), test_reformat);
 	g_test_add_func("/bus/kill9-batch", test_kill9);
 	g_test_add_func("/bus/damaged", test_damaged);
 	g_test_add_func("/bus/torn-tail", test_torn_tail);

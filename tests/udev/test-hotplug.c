@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -558,6 +559,93 @@ static void test_automount(void)
 }
 
 /* The daemon refuses a bad [filesystem] section instead of guessing. */
+static void put_counters(struct env *e, unsigned pte, unsigned pmd, unsigned pud)
+{
+	g_autofree char *root = umockdev_testbed_get_root_dir(e->tb);
+	g_autofree char *dir = g_build_filename(root, "sys", "fs", "famfs", NULL);
+	const unsigned v[3] = { pte, pmd, pud };
+	const char *names[3] = { "pte_fault_ct", "pmd_fault_ct", "pud_fault_ct" };
+
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+	for (int i = 0; i < 3; i++) {
+		g_autofree char *p = g_build_filename(dir, names[i], NULL);
+		g_autofree char *text = g_strdup_printf("%u\n", v[i]);
+		g_autofree char *tmp = g_strdup_printf("%s.new", p);
+
+		/* whole files only: the daemon must never read half of one */
+		g_assert_true(g_file_set_contents(tmp, text, -1, NULL));
+		g_assert_cmpint(rename(tmp, p), ==, 0);
+	}
+}
+
+static int on_manager_props(sd_bus_message *msg, void *userdata, sd_bus_error *err)
+{
+	uint64_t *last_pmd = userdata;
+	const char *iface;
+
+	g_assert_cmpint(sd_bus_message_read(msg, "s", &iface), >, 0);
+	g_assert_cmpstr(iface, ==, IFACE);
+	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "{sv}"), >, 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		const char *name;
+
+		g_assert_cmpint(sd_bus_message_read(msg, "s", &name), >, 0);
+		if (!strcmp(name, "FaultsPMD"))
+			g_assert_cmpint(sd_bus_message_read(msg, "v", "t", &last_pmd[0]), >, 0);
+		else
+			g_assert_cmpint(sd_bus_message_skip(msg, "v"), >=, 0);
+		g_assert_cmpint(sd_bus_message_exit_container(msg), >=, 0);
+	}
+	last_pmd[1]++;
+	return 0;
+}
+
+/*
+ * famfs.ko's fault counters are module-wide: they are on the Manager
+ * object (not on each file system), and a change reaches clients as a
+ * PropertiesChanged, at most one a second however fast they move.
+ */
+static void test_fault_counters(void)
+{
+	struct env e;
+	struct fsinfo fi;
+	g_autofree char *img = NULL;
+	uint64_t v = 0, seen[2] = { 0, 0 }, t0;
+
+	env_setup(&e);
+	put_counters(&e, 5, 7, 0);
+	img = make_image(&e, "faults.img", IMG_FAMFS);
+	g_free(add_dax(&e, "dax0.0", img, false));
+	daemon_start(&e, default_conf);
+	g_assert_true(find_fs(&e, "/dev/dax0.0", &fi));
+	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, MGR, ROOT, IFACE, "FaultsPMD", NULL, 't', &v), >=, 0);
+	g_assert_cmpuint(v, ==, 7);
+	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, MGR, fi.obj, FSIFACE, "FaultsPMD", NULL, 't', &v), <, 0);
+	g_assert_cmpint(sd_bus_match_signal(e.bus, NULL, MGR, ROOT, "org.freedesktop.DBus.Properties",
+					    "PropertiesChanged", on_manager_props, seen), >=, 0);
+
+	/* 20 changes in 2 s: every one is read, at most one signal a second is sent */
+	t0 = now_ms();
+	for (unsigned i = 1; i <= 20; i++) {
+		put_counters(&e, 5, 7 + i, 0);
+		while (now_ms() - t0 < i * 100) {
+			while (sd_bus_process(e.bus, NULL) > 0)
+				;
+			(void)sd_bus_wait(e.bus, 10000);
+		}
+	}
+	while (now_ms() - t0 < 3500 && seen[0] != 27) {
+		while (sd_bus_process(e.bus, NULL) > 0)
+			;
+		(void)sd_bus_wait(e.bus, 10000);
+	}
+	g_test_message("%" PRIu64 " PropertiesChanged for 20 changes in %" PRIu64 " ms", seen[1], now_ms() - t0);
+	g_assert_cmpuint(seen[0], ==, 27);
+	g_assert_cmpuint(seen[1], >=, 2);
+	g_assert_cmpuint(seen[1], <=, (now_ms() - t0) / 1000 + 1);
+	env_teardown(&e);
+}
+
 static void test_bad_config(void)
 {
 	static const char *const bad[] = {
@@ -610,6 +698,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/udev/hotplug-cycle", test_hotplug_cycle);
 	g_test_add_func("/udev/automount", test_automount);
 	g_test_add_func("/udev/bad-config", test_bad_config);
+	g_test_add_func("/udev/fault-counters", test_fault_counters);
 	r = g_test_run();
 	if (r == 0) {
 		g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", topdir);

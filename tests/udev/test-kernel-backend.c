@@ -204,6 +204,32 @@ static void test_fault_counters(void)
 	g_assert_cmpuint(v[1], ==, 1483);
 }
 
+/* famfs.ko's dax_error in /proc/self/mounts, with the offset it reports. */
+static void test_media_error(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("famfs-kme-XXXXXX", NULL);
+	g_autofree char *mounts = g_build_filename(dir, "mounts", NULL);
+	char why[256] = "";
+
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/a", why, sizeof(why)), ==, -ENOENT);
+	put(dir, "mounts",
+	    "/dev/pmem0 /run/famfs/a famfs rw,nosuid,nodev,noexec,noatime 0 0\n"
+	    "/dev/pmem1 /run/famfs/b famfs rw,noatime,dax_error,dax_error_offset=0x4a00000,dax_error_len=0x1000 0 0\n"
+	    "/dev/pmem2 /run/famfs/c famfs rw,dax_error 0 0\n"
+	    "/dev/pmem3 /run/famfs/d famfs rw,dax_error,dax_error_offset=0x0,dax_error_len=0xffffffffffffffff 0 0\n"
+	    "tmpfs /run/famfs/e tmpfs rw,dax_error 0 0\n");
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/a", why, sizeof(why)), ==, 0);
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/none", why, sizeof(why)), ==, 0);
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/e", why, sizeof(why)), ==, 0);
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/b", why, sizeof(why)), ==, 1);
+	g_assert_cmpstr(why, ==, "media failure reported by famfs.ko at device offset 0x4a00000, length 0x1000: "
+			"every read, write and fault on /run/famfs/b fails with EIO");
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/c", why, sizeof(why)), ==, 1);
+	g_assert_nonnull(strstr(why, "the module does not say where"));
+	g_assert_cmpint(kernel_media_error(mounts, "/run/famfs/d", why, sizeof(why)), ==, 1);
+	g_assert_nonnull(strstr(why, "the whole device failed or went away"));
+}
+
 static void test_available(void)
 {
 	g_autofree char *root = g_dir_make_tmp("famfs-kroot-XXXXXX", NULL);
@@ -404,6 +430,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/kernel-backend/interleaved", test_interleaved);
 	g_test_add_func("/kernel-backend/meta", test_meta);
 	g_test_add_func("/kernel-backend/fault-counters", test_fault_counters);
+	g_test_add_func("/kernel-backend/media-error", test_media_error);
 	g_test_add_func("/kernel-backend/available", test_available);
 	g_test_add_func("/kernel-backend/choice-and-load", test_choice_and_load);
 	g_test_add_func("/kernel-backend/queue-single-thread", test_queue_single_thread);

@@ -457,6 +457,65 @@ static void test_shrunk_image_refused(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
 }
 
+/*
+ * What the medium holds changed under an open file system: every replay and
+ * every write says what changed and appends nothing, for good.
+ */
+static void test_medium_change_refused(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec spec = { .relpath = "a", .size = MiB, .mode = 0644 };
+	struct famfs_file_spec other = { .relpath = "b", .size = MiB, .mode = 0644 };
+	struct famfs_superblock *sb = f->master->sb;
+	struct famfs_superblock saved;
+	struct famfs_err err = { 0 };
+	struct famfs_fs *fresh = NULL;
+	uint64_t n;
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, &spec, 1, NULL, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_revalidate(f->client, &err), ==, 0);
+
+	/* a log that went backwards is never "no news" */
+	n = next_index(f);
+	f->master->log->next_index = f->master->log->next_seqnum = 0;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(err.msg, "log went backwards: next_index 0 is below the 1 entries already applied"));
+	g_assert_cmpint(famfs_fs_create_files(f->master, &other, 1, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_cmpint(famfs_fs_mkdir(f->master, "d", 0755, 0, 0, false, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_cmpuint(next_index(f), ==, 0);
+	f->master->log->next_index = f->master->log->next_seqnum = n;
+	/* sticky: the log coming back does not make the medium trusted again */
+	g_assert_cmpint(famfs_fs_create_files(f->master, &other, 1, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_cmpuint(next_index(f), ==, n);
+
+	/* another master host: the role decided at open no longer holds */
+	memcpy(&saved, sb, sizeof(saved));
+	g_assert_cmpint(famfs_fs_open(f->img, FAMFS_DEVICE_WRITE, test_host_uuid, &fresh, &err), ==, 0);
+	memcpy(sb->system_uuid, test_other_uuid, 16);
+	sb->crc = famfs_superblock_crc(sb);
+	g_assert_cmpint(famfs_fs_create_files(fresh, &other, 1, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(err.msg, "superblock master host changed from "));
+	fresh = famfs_fs_close(fresh);
+	memcpy(sb, &saved, sizeof(saved));
+
+	/* another device size (the device record is not under the CRC) */
+	g_assert_cmpint(famfs_fs_open(f->img, 0, NULL, &fresh, &err), ==, 0);
+	sb->dev_size -= 2 * MiB;
+	g_assert_cmpint(famfs_fs_replay(fresh, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(err.msg, "superblock device size changed from "));
+	fresh = famfs_fs_close(fresh);
+	memcpy(sb, &saved, sizeof(saved));
+
+	/* a destroyed superblock (mkfs.famfs -f -k) */
+	g_assert_cmpint(famfs_fs_open(f->img, 0, NULL, &fresh, &err), ==, 0);
+	sb->magic = 0;
+	g_assert_cmpint(famfs_fs_replay(fresh, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(err.msg, "superblock no longer valid (superblock: bad magic 0x0"));
+	fresh = famfs_fs_close(fresh);
+	memcpy(sb, &saved, sizeof(saved));
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -473,5 +532,6 @@ int main(int argc, char **argv)
 	ADD("/fs/hostile-read-entry-rechecks", test_read_entry_rechecks, 4);
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
 	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
+	ADD("/fs/medium-change-refused", test_medium_change_refused, 4);
 	return g_test_run();
 }

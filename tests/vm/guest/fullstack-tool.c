@@ -163,6 +163,32 @@ static int cmd_mmap_write(const char *path, uint64_t seed)
 	return 0;
 }
 
+/* A media failure under a page of @path: what a real one makes famfs.ko do. */
+static int cmd_poison(const char *path, uint64_t offset)
+{
+	volatile uint8_t *p;
+	int fd = open(path, O_RDWR);
+	int r;
+
+	if (fd < 0) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, offset + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p[offset] = 1;
+	r = madvise((void *)(p + offset), 4096, MADV_HWPOISON);
+	if (r < 0)
+		printf("madvise(MADV_HWPOISON) at offset %llu of %s: %s\n", (unsigned long long)offset, path,
+		       strerror(errno));
+	munmap((void *)p, offset + 4096);
+	return r < 0;
+}
+
 static int cmd_pattern(uint64_t size, uint64_t seed)
 {
 	static uint8_t buf[65536];
@@ -273,8 +299,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "mmap-write"))
 		return cmd_mmap_write(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "poison"))
+		return cmd_poison(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "pattern"))
 		return cmd_pattern(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: fullstack-tool rebind NS MNT | wait-mount MNT MS | mmap-write FILE SEED | pattern SIZE SEED\n");
+	fprintf(stderr, "usage: fullstack-tool rebind NS MNT | wait-mount MNT MS | mmap-write FILE SEED | poison FILE OFFSET | pattern SIZE SEED\n");
 	return 2;
 }

@@ -8,13 +8,16 @@
 # failed "device removed" and unmounted; add → mounted again, timed);
 # CreateFile through busctl makes a file that is in the mount, mmapable, and
 # whose bytes written through the mount are what famfsctl cat reads; the
-# fault counters move; famfsctl check passes, and fails on a rogue file;
-# SIGTERM unmounts.  Prints TAP.
+# fault counters (module-wide, on the Manager) move; famfsctl check passes,
+# and fails on a rogue file; a media failure under a file turns health
+# failed with the offset famfs.ko reports, within a poll, and famfsctl check
+# fails; SIGTERM unmounts.  Prints TAP.
 export PATH=/bin:/sbin
 MNT=/run/famfs/pmem0
 UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 . /bin/stack-common.sh
 prop() { busctl get-property org.famfs.Manager "$OBJ" org.famfs.FileSystem1 "$1" 2>/dev/null | cut -d' ' -f2-; }
+mprop() { busctl get-property org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$1" 2>/dev/null | cut -d' ' -f2-; }
 
 guest_identity "$UUID"
 
@@ -69,11 +72,12 @@ check "busctl call ... CreateFile $MNT/data" \
 check "the file exists in the mount right after the call" test -f $MNT/data
 sz=$(stat -c %s $MNT/data 2>/dev/null)
 check "its size in the mount is $SIZE ($sz)" test "$sz" = "$SIZE"
-pmd0=$(prop FaultsPMD)
+pmd0=$(mprop FaultsPMD)
 check "mmap-write: bytes written through a MAP_SHARED mapping of the mount's file" \
 	fullstack-tool mmap-write $MNT/data 0x1234
-pmd1=$(prop FaultsPMD)
-pte1=$(prop FaultsPTE)
+sleep 1.1   # the daemon reads the counters at most once a second
+pmd1=$(mprop FaultsPMD)
+pte1=$(mprop FaultsPTE)
 echo "# fault counters: PMD $pmd0 -> $pmd1, PTE $pte1"
 check "FaultsPMD moved ($pmd0 -> $pmd1)" test "${pmd1:-0}" -gt "${pmd0:-0}"
 fullstack-tool pattern $SIZE 0x1234 >/tmp/expect
@@ -102,11 +106,33 @@ check "famfsctl check fails (exit $rc) on a file the log does not know" test $rc
 check "... and names it" grep -q rogue /tmp/check2.out
 rm -f $MNT/rogue
 
+# ---- a media failure ---------------------------------------------------------------
+uptime_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+check "a media failure under a page of $MNT/data (MADV_HWPOISON at offset 8192)" \
+	fullstack-tool poison $MNT/data 8192
+grep " $MNT " /proc/mounts | sed 's/^/# mounts: /'
+check "/proc/mounts shows dax_error and its offset" grep -q " $MNT famfs .*dax_error,dax_error_offset=0x" /proc/mounts
+t0=$(uptime_cs)
+while [ "$(prop Health)" != '"failed"' ] && [ $(( ($(uptime_cs) - t0) * 10 )) -le 5000 ]; do sleep 0.01; done
+ms=$(( ($(uptime_cs) - t0) * 10 ))
+echo "# media failure -> health failed: $ms ms (poll 100 ms)"
+check "health failed within 1 s ($ms ms)" test "$(prop Health)" = '"failed"' -a $ms -le 1000
+famfsctl status >/tmp/st.out 2>&1
+sed 's/^/# status: /' /tmp/st.out
+check "the reason names the media failure and its device offset" \
+	grep -q "media failure reported by famfs.ko at device offset 0x[0-9a-f]*, length 0x1000" /tmp/st.out
+famfsctl check $MNT >/tmp/check3.out 2>&1
+rc=$?
+sed 's/^/# check: /' /tmp/check3.out | head -5
+check "famfsctl check is not clean after the media failure (exit $rc)" test $rc -ne 0
+check "... and names it" grep -q "media-failure" /tmp/check3.out
+check "CreateFile on it is refused" sh -c "! busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' $MNT/after 4096 420 0"
+
 # ---- shutdown ----------------------------------------------------------------------
 kill -TERM $MGR_PID
 i=0
 while kill -0 $MGR_PID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "famfs-manager exits on SIGTERM" sh -c "! kill -0 $MGR_PID 2>/dev/null"
 check "and unmounts $MNT" sh -c "! grep -q ' $MNT ' /proc/mounts"
-check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+check "fsck.famfs on /dev/pmem0 afterwards is clean (the failure is in file data)" fsck.famfs -n /dev/pmem0
 finish
