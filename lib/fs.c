@@ -376,18 +376,19 @@ static int begin_write(struct famfs_fs *fs, struct famfs_err *err)
 	return r;
 }
 
-/* Prefixes @err with the element of the batch it is about. */
-static void name_element(struct famfs_err *err, const struct famfs_file_spec *specs, size_t n, size_t k)
+/*
+ * Prefixes @err with the element of the batch it is about: "element 3
+ * (NAME)".  A batch of one is named by its relpath, unless the message
+ * already does: the caller knows which file it asked for.
+ */
+static void name_element(struct famfs_err *err, const struct famfs_file_spec *specs, size_t n, size_t k,
+			 bool message_names_path)
 {
-	const char *name = specs[k].display_path;
-
-	if (name && n > 1)
-		famfs_err_prefix(err, "element %zu (%s)", k, name);
-	else if (name)
-		famfs_err_prefix(err, "%s", name);
+	if (n > 1 && specs[k].display_path)
+		famfs_err_prefix(err, "element %zu (%s)", k, specs[k].display_path);
 	else if (n > 1)
 		famfs_err_prefix(err, "element %zu (\"%s\")", k, specs[k].relpath);
-	else
+	else if (!message_names_path)
 		famfs_err_prefix(err, "\"%s\"", specs[k].relpath);
 }
 
@@ -435,7 +436,8 @@ static int check_before_append(struct famfs_fs *fs, const struct famfs_log_entry
 static int check_new_file(struct famfs_fs *fs, const struct famfs_file_spec *s, struct famfs_err *err)
 {
 	if (s->size == 0)
-		return famfs_err_set(err, -EINVAL, "size 0 (famfs files are preallocated: give a size)");
+		return famfs_err_set(err, -EINVAL, "\"%s\": size 0 (famfs files are preallocated: give a size)",
+				     s->relpath);
 	return check_new_path(fs, s->relpath, err);
 }
 
@@ -466,7 +468,7 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 	for (size_t k = 0; k < n; k++) {
 		r = check_new_file(fs, &specs[k], err);
 		if (r < 0) {
-			name_element(err, specs, n, k);
+			name_element(err, specs, n, k, true);
 			goto out;
 		}
 		sorted[k] = (struct batch_name){ specs[k].relpath, k };
@@ -476,7 +478,7 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 		if (strcmp(sorted[k - 1].relpath, sorted[k].relpath) == 0) {
 			r = famfs_err_set(err, -EEXIST, "the same path as element %zu (a path appears twice in the batch)",
 					  sorted[k - 1].index);
-			name_element(err, specs, n, sorted[k].index);
+			name_element(err, specs, n, sorted[k].index, false);
 			goto out;
 		}
 	}
@@ -491,14 +493,14 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 
 		r = famfs_alloc_file(&fs->alloc, s->size, s->interleave, &maps[allocated], err);
 		if (r < 0) {
-			name_element(err, specs, n, allocated);
+			name_element(err, specs, n, allocated, false);
 			goto out;
 		}
 		r = famfs_entry_make_file(&entries[allocated], s->relpath, s->size, s->mode,
 					  s->uid, s->gid, &maps[allocated], err);
 		if (r < 0) {
 			famfs_alloc_unmark_fmap(&fs->alloc, &maps[allocated]);
-			name_element(err, specs, n, allocated);
+			name_element(err, specs, n, allocated, true);
 			goto out;
 		}
 	}
@@ -508,7 +510,7 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 	allocated = 0;
 	r = check_before_append(fs, entries, n, &bad, err);
 	if (r < 0) {
-		name_element(err, specs, n, bad);
+		name_element(err, specs, n, bad, false);
 		goto out;
 	}
 

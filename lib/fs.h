@@ -98,7 +98,7 @@ struct famfs_file_spec {
 	uint32_t uid;
 	uint32_t gid;
 	const struct famfs_interleave_params *interleave;   /* NULL: contiguous */
-	const char *display_path;   /* how messages name the file (NULL: the quoted relpath) */
+	const char *display_path;   /* how batch errors name it (NULL: the quoted relpath) */
 };
 
 /*
@@ -107,8 +107,10 @@ struct famfs_file_spec {
  * must pass the rules replay and fsck hold entries to
  * (famfs_log_entry_check_semantics) and claim only free space; only then
  * is anything written.  A refused batch leaves the log, the superblock and
- * the allocator as they were, and the message starts with the element it
- * is about: "element 3 (NAME): ..." (or "NAME: ..." when @n is 1).
+ * the allocator as they were.  In a batch of more than one the message
+ * starts with the element it is about: "element 3 (NAME): ...", NAME the
+ * spec's display_path or its quoted relpath; a single file's message names
+ * its relpath.
  * Errors: -EPERM not the master, -EINVAL bad path or size 0, -EFBIG a size
  * whose extents overflow 64 bits, -ERANGE an entry a reader would refuse
  * (a bug caught before it reaches the log), -EEXIST, -ENOENT/-ENOTDIR
