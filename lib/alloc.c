@@ -50,11 +50,19 @@ static uint64_t next_random(struct famfs_allocator *a)
 	return a->rng * 0x2545f4914f6cdd1dULL;
 }
 
+/* ceil(x / d) for d > 0, without the overflow of (x + d - 1) / d. */
+static uint64_t div_round_up(uint64_t x, uint64_t d)
+{
+	return x / d + (x % d != 0);
+}
+
 static void unit_range(const struct famfs_allocator *a, uint64_t offset, uint64_t len,
 		       uint64_t *first, uint64_t *end)
 {
-	uint64_t f = offset / AU;
-	uint64_t e = len > UINT64_MAX - offset ? UINT64_MAX / AU : (offset + len + AU - 1) / AU;
+	uint64_t f = offset / AU, stop, e;
+
+	/* A range past 2^64 is clipped to the device like any other. */
+	e = __builtin_add_overflow(offset, len, &stop) ? UINT64_MAX / AU + 1 : div_round_up(stop, AU);
 
 	*first = f < a->nbits ? f : a->nbits;
 	*end = e < a->nbits ? e : a->nbits;
@@ -233,12 +241,6 @@ static uint64_t find_run(const struct famfs_allocator *a, uint64_t n, uint64_t l
 		i = stop + 1;
 	}
 	return UINT64_MAX;
-}
-
-/* ceil(x / d) for d > 0, without the overflow of (x + d - 1) / d. */
-static uint64_t div_round_up(uint64_t x, uint64_t d)
-{
-	return x / d + (x % d != 0);
 }
 
 static int alloc_contiguous(struct famfs_allocator *a, uint64_t size,

@@ -420,7 +420,7 @@ static void check_crosslinks(struct checker *c, bool report_pairs)
 			far = x;
 	}
 	s->crosslinked_units = claimed - used;
-	s->allocated = famfs_data_start(c->layout.log_len) + used * AU;
+	s->allocated = add_saturating(famfs_data_start(c->layout.log_len), used * AU);
 	s->free = (c->layout.dev_size / AU) * AU > s->allocated ?
 		(c->layout.dev_size / AU) * AU - s->allocated : 0;
 }
