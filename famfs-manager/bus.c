@@ -60,6 +60,8 @@ int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
 		name = ERR("MediumChanged");
 		break;
 	case E2BIG:
+	case EFBIG:
+	case ERANGE:
 		name = ERR("InvalidArgument");
 		break;
 	case EROFS:
@@ -439,33 +441,41 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 
 			r = resolve(m, path, &g, rels[n], &inner);
 			if (r < 0) {
-				r = sd_bus_error_setf(e, inner.name, "file %zu: %s", n, inner.message);
+				r = sd_bus_error_setf(e, inner.name, "element %zu (%s): %s", n, path, inner.message);
 				sd_bus_error_free(&inner);
 				goto out;
 			}
 		}
 		if (f && g != f) {
 			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
-					      "file %zu: \"%s\" is on another file system than file 0 (%s); a batch goes to one file system",
+					      "element %zu (%s): on another file system than element 0 (%s); a batch goes to one file system",
 					      n, path, f->mountpoint);
 			goto out;
 		}
 		f = g;
 		if (rels[n][0] == '\0') {
-			r = sd_bus_error_setf(e, ERR("InvalidPath"), "file %zu: \"%s\" is the mount point itself",
+			r = sd_bus_error_setf(e, ERR("InvalidPath"), "element %zu (%s): the mount point itself",
 					      n, path);
 			goto out;
 		}
 		if (size == 0) {
 			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
-					      "file %zu: \"%s\": size 0: famfs files are preallocated, give a size above 0",
+					      "element %zu (%s): size 0: famfs files are preallocated, give a size above 0",
 					      n, path);
 			goto out;
 		}
-		r = check_mode(mode, e, S_IFREG, &mode);
-		if (r < 0)
-			goto out;
-		specs[n] = (struct famfs_file_spec){ .size = size, .mode = mode };
+		{
+			sd_bus_error inner = SD_BUS_ERROR_NULL;
+
+			r = check_mode(mode, &inner, S_IFREG, &mode);
+			if (r < 0) {
+				r = sd_bus_error_setf(e, inner.name, "element %zu (%s): %s", n, path, inner.message);
+				sd_bus_error_free(&inner);
+				goto out;
+			}
+		}
+		/* path points into @msg, which outlives the call: messages name the caller's path. */
+		specs[n] = (struct famfs_file_spec){ .size = size, .mode = mode, .display_path = path };
 		n++;
 	}
 	r = sd_bus_message_exit_container(msg);

@@ -50,11 +50,19 @@ static uint64_t next_random(struct famfs_allocator *a)
 	return a->rng * 0x2545f4914f6cdd1dULL;
 }
 
+/* ceil(x / d) for d > 0, without the overflow of (x + d - 1) / d. */
+static uint64_t div_round_up(uint64_t x, uint64_t d)
+{
+	return x / d + (x % d != 0);
+}
+
 static void unit_range(const struct famfs_allocator *a, uint64_t offset, uint64_t len,
 		       uint64_t *first, uint64_t *end)
 {
-	uint64_t f = offset / AU;
-	uint64_t e = len > UINT64_MAX - offset ? UINT64_MAX / AU : (offset + len + AU - 1) / AU;
+	uint64_t f = offset / AU, stop, e;
+
+	/* A range past 2^64 is clipped to the device like any other. */
+	e = __builtin_add_overflow(offset, len, &stop) ? UINT64_MAX / AU + 1 : div_round_up(stop, AU);
 
 	*first = f < a->nbits ? f : a->nbits;
 	*end = e < a->nbits ? e : a->nbits;
@@ -119,17 +127,66 @@ uint64_t famfs_alloc_mark_file(struct famfs_allocator *a, const struct famfs_log
 	return mark_map(a, fm->ext_type, fm->nextents, fm->se, &fm->ie[0]);
 }
 
-void famfs_alloc_unmark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map)
+/* Units of [offset, offset+len) already in use (rounded and clipped as famfs_alloc_mark does). */
+static uint64_t count_used(const struct famfs_allocator *a, uint64_t offset, uint64_t len)
 {
-	if (map->ext_type == FAMFS_EXT_SIMPLE) {
-		for (unsigned int i = 0; i < map->nextents && i < FAMFS_MAX_SIMPLE_EXTENTS; i++)
-			famfs_alloc_unmark(a, map->se[i].offset, map->se[i].len);
-	} else if (map->ext_type == FAMFS_EXT_INTERLEAVED) {
-		const struct famfs_interleaved_extent *ie = &map->ie[0];
+	uint64_t first, end, used = 0;
 
+	unit_range(a, offset, len, &first, &end);
+	for (uint64_t i = first; i < end; i++)
+		used += bit_test(a->bits, i);
+	return used;
+}
+
+bool famfs_alloc_claim_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm)
+{
+	const struct famfs_simple_extent *x;
+	unsigned int n, i;
+
+	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
+		x = fm->se;
+		n = fm->nextents < FAMFS_MAX_SIMPLE_EXTENTS ? fm->nextents : FAMFS_MAX_SIMPLE_EXTENTS;
+	} else if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
+		x = fm->ie[0].strips;
+		n = fm->ie[0].nstrips < FAMFS_MAX_STRIPS ? fm->ie[0].nstrips : FAMFS_MAX_STRIPS;
+	} else {
+		return false;
+	}
+	/* Extent by extent, so one overlapping an earlier extent of the same map is caught. */
+	for (i = 0; i < n; i++) {
+		if (count_used(a, x[i].offset, x[i].len) != 0)
+			break;
+		famfs_alloc_mark(a, x[i].offset, x[i].len);
+	}
+	if (i == n)
+		return true;
+	while (i > 0) {
+		i--;
+		famfs_alloc_unmark(a, x[i].offset, x[i].len);
+	}
+	return false;
+}
+
+static void unmark_map(struct famfs_allocator *a, uint32_t ext_type, uint32_t nextents,
+		       const struct famfs_simple_extent *se, const struct famfs_interleaved_extent *ie)
+{
+	if (ext_type == FAMFS_EXT_SIMPLE) {
+		for (unsigned int i = 0; i < nextents && i < FAMFS_MAX_SIMPLE_EXTENTS; i++)
+			famfs_alloc_unmark(a, se[i].offset, se[i].len);
+	} else if (ext_type == FAMFS_EXT_INTERLEAVED) {
 		for (unsigned int i = 0; i < ie->nstrips && i < FAMFS_MAX_STRIPS; i++)
 			famfs_alloc_unmark(a, ie->strips[i].offset, ie->strips[i].len);
 	}
+}
+
+void famfs_alloc_unmark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map)
+{
+	unmark_map(a, map->ext_type, map->nextents, map->se, &map->ie[0]);
+}
+
+void famfs_alloc_unmark_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm)
+{
+	unmark_map(a, fm->ext_type, fm->nextents, fm->se, &fm->ie[0]);
 }
 
 bool famfs_alloc_test(const struct famfs_allocator *a, uint64_t unit)
@@ -189,22 +246,30 @@ static uint64_t find_run(const struct famfs_allocator *a, uint64_t n, uint64_t l
 static int alloc_contiguous(struct famfs_allocator *a, uint64_t size,
 			    struct famfs_simple_extent *ret, struct famfs_err *err)
 {
-	uint64_t n = (size + AU - 1) / AU, start;
+	uint64_t n = div_round_up(size, AU), bytes, wrap_end, start;
 
 	if (n == 0)
 		n = 1;
+	if (__builtin_mul_overflow(n, AU, &bytes))
+		return famfs_err_set(err, -EFBIG,
+				     "size %" PRIu64 " overflows: rounded up to whole 2 MiB units it is past 2^64 bytes",
+				     size);
 	start = find_run(a, n, a->cursor, a->nbits);
-	if (start == UINT64_MAX)
-		start = find_run(a, n, a->meta_units, a->cursor + n < a->nbits ? a->cursor + n : a->nbits);
+	if (start == UINT64_MAX) {
+		if (__builtin_add_overflow(a->cursor, n, &wrap_end) || wrap_end > a->nbits)
+			wrap_end = a->nbits;
+		start = find_run(a, n, a->meta_units, wrap_end);
+	}
 	if (start == UINT64_MAX)
 		return famfs_err_set(err, -ENOSPC,
 				     "no space: no free run of %" PRIu64 " MiB (%" PRIu64 " MiB free in all)",
-				     n * (AU >> 20), famfs_alloc_free_bytes(a) >> 20);
-	famfs_alloc_mark(a, start * AU, n * AU);
+				     bytes >> 20, famfs_alloc_free_bytes(a) >> 20);
+	/* start + n <= nbits from here: the run was found inside the device. */
+	famfs_alloc_mark(a, start * AU, bytes);
 	a->cursor = start + n < a->nbits ? start + n : a->meta_units;
 	ret->devindex = 0;
 	ret->offset = start * AU;
-	ret->len = n * AU;
+	ret->len = bytes;
 	return 0;
 }
 
@@ -237,12 +302,23 @@ static int alloc_interleaved(struct famfs_allocator *a, uint64_t size,
 {
 	uint64_t chunk_units = p->chunk_size / AU;
 	uint64_t bucket_units = a->nbits / p->nbuckets;
-	uint64_t stripe = (uint64_t)p->nstrips * p->chunk_size;
-	uint64_t nstripes = (size + stripe - 1) / stripe;
-	uint64_t strip_units = nstripes * chunk_units;
+	uint64_t stripe, nstripes, strip_units, strip_bytes;
 	struct famfs_interleaved_extent *ie = &ret->ie[0];
 	uint32_t order[FAMFS_MAX_NBUCKETS];
 	uint32_t found = 0;
+
+	/* Each strip holds nstripes chunks; a strip that cannot be described in 64 bits is refused. */
+	if (__builtin_mul_overflow((uint64_t)p->nstrips, p->chunk_size, &stripe))
+		return famfs_err_set(err, -EFBIG,
+				     "interleave: %u strips of 0x%" PRIx64 "-byte chunks overflow 2^64 bytes",
+				     p->nstrips, p->chunk_size);
+	nstripes = div_round_up(size, stripe);
+	if (__builtin_mul_overflow(nstripes, chunk_units, &strip_units) ||
+	    __builtin_mul_overflow(strip_units, AU, &strip_bytes))
+		return famfs_err_set(err, -EFBIG,
+				     "size %" PRIu64 " overflows: its strips of %" PRIu64
+				     " chunks of 0x%" PRIx64 " bytes are past 2^64 bytes",
+				     size, nstripes, p->chunk_size);
 
 	for (uint32_t i = 0; i < p->nbuckets; i++)
 		order[i] = i;
@@ -266,10 +342,10 @@ static int alloc_interleaved(struct famfs_allocator *a, uint64_t size,
 		start = find_run(a, strip_units, lo, hi);
 		if (start == UINT64_MAX)
 			continue;
-		famfs_alloc_mark(a, start * AU, strip_units * AU);
+		famfs_alloc_mark(a, start * AU, strip_bytes);
 		ie->strips[found].devindex = 0;
 		ie->strips[found].offset = start * AU;
-		ie->strips[found].len = strip_units * AU;
+		ie->strips[found].len = strip_bytes;
 		found++;
 	}
 	if (found < p->nstrips) {
@@ -277,7 +353,7 @@ static int alloc_interleaved(struct famfs_allocator *a, uint64_t size,
 			famfs_alloc_unmark(a, ie->strips[i].offset, ie->strips[i].len);
 		return famfs_err_set(err, -ENOSPC,
 				     "no space: only %u of %u buckets have a free %" PRIu64 " MiB strip",
-				     found, p->nstrips, strip_units * (AU >> 20));
+				     found, p->nstrips, strip_bytes >> 20);
 	}
 	return 0;
 }

@@ -48,9 +48,17 @@ uint64_t famfs_alloc_mark_fmap(struct famfs_allocator *a, const struct famfs_fma
 /* The same straight from a FILE entry's map, without copying it out. */
 uint64_t famfs_alloc_mark_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm);
 
+/*
+ * Marks a FILE entry's extents only if every unit they cover is free and
+ * they do not overlap each other: true and marked, or false and nothing
+ * changed.  What the checker would call a cross-link is refused here.
+ */
+bool famfs_alloc_claim_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm);
+
 /* Clears what famfs_alloc_mark set (undoing a failed batch). */
 void famfs_alloc_unmark(struct famfs_allocator *a, uint64_t offset, uint64_t len);
 void famfs_alloc_unmark_fmap(struct famfs_allocator *a, const struct famfs_fmap *map);
+void famfs_alloc_unmark_file(struct famfs_allocator *a, const struct famfs_log_file_meta *fm);
 
 bool famfs_alloc_test(const struct famfs_allocator *a, uint64_t unit);
 
@@ -69,7 +77,8 @@ int famfs_interleave_params_validate(const struct famfs_interleave_params *p,
  * (next-fit from the cursor, wrapping once), or, with @ip, an interleaved
  * map whose strips come from distinct buckets (files smaller than a chunk
  * fall back to one extent).  -ENOSPC with nothing allocated when it does
- * not fit.
+ * not fit; -EFBIG when the extents a @size needs cannot be described in 64
+ * bits (a size near 2^64, or strips of huge chunks).
  */
 int famfs_alloc_file(struct famfs_allocator *a, uint64_t size,
 		     const struct famfs_interleave_params *ip,

@@ -210,8 +210,21 @@ static uint64_t check_log_header(struct checker *c, const struct famfs_superbloc
 	return end;
 }
 
+/* Counters stop at UINT64_MAX rather than wrap (only a hostile log gets there). */
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
 static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t index)
 {
+	uint64_t units = len / AU + (len % AU != 0), end;
+
+	/* Spans come from extents inside the device; the end is still never allowed to wrap. */
+	if (__builtin_mul_overflow(units, AU, &end) || __builtin_add_overflow(offset, end, &end))
+		end = UINT64_MAX / AU * AU;
 	if (c->nspans == c->spans_cap) {
 		size_t cap = c->spans_cap ? c->spans_cap * 2 : 1024;
 		struct span *ns = realloc(c->spans, cap * sizeof(*ns));
@@ -223,7 +236,7 @@ static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t i
 	}
 	c->spans[c->nspans++] = (struct span){
 		.start = offset,
-		.end = offset + ((len + AU - 1) / AU) * AU,
+		.end = end,
 		.index = index,
 	};
 	return 0;
@@ -338,7 +351,7 @@ static void check_entry(struct checker *c, uint64_t i)
 	}
 	if (e->type == FAMFS_LOG_FILE) {
 		s->files++;
-		s->file_bytes += e->file.size;
+		s->file_bytes = add_saturating(s->file_bytes, e->file.size);
 	} else {
 		s->directories++;
 	}
@@ -379,7 +392,7 @@ static void check_crosslinks(struct checker *c, bool report_pairs)
 	for (size_t k = 0; k < c->nspans; k++) {
 		const struct span *x = &c->spans[k];
 
-		claimed += (x->end - x->start) / AU;
+		claimed = add_saturating(claimed, (x->end - x->start) / AU);
 		if (x->end > union_end) {
 			used += (x->end - (x->start > union_end ? x->start : union_end)) / AU;
 			union_end = x->end;
@@ -407,7 +420,7 @@ static void check_crosslinks(struct checker *c, bool report_pairs)
 			far = x;
 	}
 	s->crosslinked_units = claimed - used;
-	s->allocated = famfs_data_start(c->layout.log_len) + used * AU;
+	s->allocated = add_saturating(famfs_data_start(c->layout.log_len), used * AU);
 	s->free = (c->layout.dev_size / AU) * AU > s->allocated ?
 		(c->layout.dev_size / AU) * AU - s->allocated : 0;
 }

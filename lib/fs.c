@@ -375,9 +375,19 @@ int famfs_fs_copy_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_ent
 	return reread_entry(fs, node, false, ret, err);
 }
 
-static int cmp_str(const void *a, const void *b)
+struct batch_name {
+	const char *relpath;
+	size_t index;
+};
+
+static int cmp_batch_name(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct batch_name *x = a, *y = b;
+	int c = strcmp(x->relpath, y->relpath);
+
+	if (c != 0)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static int check_new_path(struct famfs_fs *fs, const char *relpath, struct famfs_err *err)
@@ -457,13 +467,78 @@ static int begin_write(struct famfs_fs *fs, struct famfs_err *err)
 	return r;
 }
 
+/*
+ * Prefixes @err with the element of the batch it is about: "element 3
+ * (NAME)".  A batch of one is named by its relpath, unless the message
+ * already does: the caller knows which file it asked for.
+ */
+static void name_element(struct famfs_err *err, const struct famfs_file_spec *specs, size_t n, size_t k,
+			 bool message_names_path)
+{
+	if (n > 1 && specs[k].display_path)
+		famfs_err_prefix(err, "element %zu (%s)", k, specs[k].display_path);
+	else if (n > 1)
+		famfs_err_prefix(err, "element %zu (\"%s\")", k, specs[k].relpath);
+	else if (!message_names_path)
+		famfs_err_prefix(err, "\"%s\"", specs[k].relpath);
+}
+
+/*
+ * The last gate before the log: each entry must pass the very rules replay
+ * and fsck hold it to (famfs_log_entry_check_semantics), and a FILE entry
+ * must claim only free units, none shared with another entry of the batch,
+ * so that no reader refuses what is written or finds a cross-link in it.
+ * Called with the batch's space not marked in the allocator; leaves it so.
+ * On failure *ret_bad is the entry at fault.
+ */
+static int check_before_append(struct famfs_fs *fs, const struct famfs_log_entry *entries, size_t n,
+			       size_t *ret_bad, struct famfs_err *err)
+{
+	enum famfs_finding_code code;
+	size_t claimed = 0;
+	int r = 0;
+
+	for (size_t k = 0; k < n && r == 0; k++) {
+		code = famfs_log_entry_check_semantics(&entries[k], &fs->layout, err);
+		if (code != FAMFS_OK) {
+			/* A bad name is the caller's; anything else is a map this library got wrong. */
+			r = famfs_path_check_field(famfs_entry_relpath(&entries[k]), NULL) != FAMFS_OK ?
+			    -EINVAL : -ERANGE;
+			famfs_err_prefix(err, "refused before it reached the log");
+			if (err)
+				err->code = r;
+		} else if (entries[k].type == FAMFS_LOG_FILE) {
+			if (!famfs_alloc_claim_file(&fs->alloc, &entries[k].file))
+				r = famfs_err_set(err, -ERANGE, "refused before it reached the log: "
+						  "its extents overlap space already in use");
+			else
+				claimed = k + 1;
+		}
+		if (r < 0)
+			*ret_bad = k;
+	}
+	/* apply_own marks the space again once the entries are in the log. */
+	for (size_t k = 0; k < claimed; k++)
+		if (entries[k].type == FAMFS_LOG_FILE)
+			famfs_alloc_unmark_file(&fs->alloc, &entries[k].file);
+	return r;
+}
+
+static int check_new_file(struct famfs_fs *fs, const struct famfs_file_spec *s, struct famfs_err *err)
+{
+	if (s->size == 0)
+		return famfs_err_set(err, -EINVAL, "\"%s\": size 0 (famfs files are preallocated: give a size)",
+				     s->relpath);
+	return check_new_path(fs, s->relpath, err);
+}
+
 int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *specs, size_t n,
 			  struct famfs_fmap *ret_maps, uint32_t *ret_nodes, struct famfs_err *err)
 {
 	struct famfs_log_entry *entries = NULL;
 	struct famfs_fmap *maps = NULL;
-	const char **sorted = NULL;
-	size_t allocated = 0;
+	struct batch_name *sorted = NULL;
+	size_t allocated = 0, bad;
 	uint64_t first;
 	int r;
 
@@ -480,21 +555,21 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 		r = famfs_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* The whole batch is checked, then allocated, then checked as entries, before anything is written. */
 	for (size_t k = 0; k < n; k++) {
-		if (specs[k].size == 0) {
-			r = famfs_err_set(err, -EINVAL, "\"%s\": size 0 (famfs files are preallocated: give a size)",
-					  specs[k].relpath);
+		r = check_new_file(fs, &specs[k], err);
+		if (r < 0) {
+			name_element(err, specs, n, k, true);
 			goto out;
 		}
-		r = check_new_path(fs, specs[k].relpath, err);
-		if (r < 0)
-			goto out;
-		sorted[k] = specs[k].relpath;
+		sorted[k] = (struct batch_name){ specs[k].relpath, k };
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	qsort(sorted, n, sizeof(*sorted), cmp_batch_name);
 	for (size_t k = 1; k < n; k++) {
-		if (strcmp(sorted[k - 1], sorted[k]) == 0) {
-			r = famfs_err_set(err, -EEXIST, "\"%s\" appears twice in the batch", sorted[k]);
+		if (strcmp(sorted[k - 1].relpath, sorted[k].relpath) == 0) {
+			r = famfs_err_set(err, -EEXIST, "the same path as element %zu (a path appears twice in the batch)",
+					  sorted[k - 1].index);
+			name_element(err, specs, n, sorted[k].index, false);
 			goto out;
 		}
 	}
@@ -509,20 +584,26 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 
 		r = famfs_alloc_file(&fs->alloc, s->size, s->interleave, &maps[allocated], err);
 		if (r < 0) {
-			famfs_err_prefix(err, "\"%s\" (%" PRIu64 " bytes)", s->relpath, s->size);
+			name_element(err, specs, n, allocated, false);
 			goto out;
 		}
 		r = famfs_entry_make_file(&entries[allocated], s->relpath, s->size, s->mode,
 					  s->uid, s->gid, &maps[allocated], err);
 		if (r < 0) {
 			famfs_alloc_unmark_fmap(&fs->alloc, &maps[allocated]);
+			name_element(err, specs, n, allocated, true);
 			goto out;
 		}
 	}
-	/* The allocator marked the space; apply_entry will count it again. */
+	/* The allocator marked the space; the gate claims it again, then apply_entry. */
 	for (size_t k = 0; k < n; k++)
 		famfs_alloc_unmark_fmap(&fs->alloc, &maps[k]);
 	allocated = 0;
+	r = check_before_append(fs, entries, n, &bad, err);
+	if (r < 0) {
+		name_element(err, specs, n, bad, false);
+		goto out;
+	}
 
 	/* The medium may have been re-formatted by another host since begin_write. */
 	r = famfs_fs_revalidate(fs, err);
@@ -550,7 +631,7 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 {
 	struct famfs_log_entry entries[FAMFS_MAX_PATHLEN / 2 + 1];
 	char buf[FAMFS_MAX_PATHLEN];
-	size_t len, n = 0;
+	size_t len, n = 0, bad;
 	uint32_t id, nodes[FAMFS_MAX_PATHLEN / 2 + 1];
 	uint64_t first;
 	int r;
@@ -592,6 +673,11 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 		r = famfs_entry_make_mkdir(&entries[n++], buf, mode, uid, gid, err);
 		if (r < 0)
 			goto out;
+	}
+	r = check_before_append(fs, entries, n, &bad, err);
+	if (r < 0) {
+		famfs_err_prefix(err, "\"%s\"", famfs_entry_relpath(&entries[bad]));
+		goto out;
 	}
 	/* The medium may have been re-formatted by another host since begin_write. */
 	r = famfs_fs_revalidate(fs, err);

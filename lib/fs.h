@@ -116,13 +116,25 @@ struct famfs_file_spec {
 	uint32_t uid;
 	uint32_t gid;
 	const struct famfs_interleave_params *interleave;   /* NULL: contiguous */
+	const char *display_path;   /* how batch errors name it (NULL: the quoted relpath) */
 };
 
 /*
  * Creates @n files under one lock and one log append: all or nothing.
- * Errors: -FAMFS_EMEDIUMCHANGED (see famfs_fs_revalidate), -EPERM not the master, -EINVAL bad path or size, -EEXIST,
- * -ENOENT/-ENOTDIR parent, -ENOSPC, -FAMFS_ELOGFULL.  @ret_maps and
- * @ret_nodes (each may be NULL) receive one item per file.
+ * Every spec is checked and every file allocated first; then each entry
+ * must pass the rules replay and fsck hold entries to
+ * (famfs_log_entry_check_semantics) and claim only free space; only then
+ * is anything written.  A refused batch leaves the log, the superblock and
+ * the allocator as they were.  In a batch of more than one the message
+ * starts with the element it is about: "element 3 (NAME): ...", NAME the
+ * spec's display_path or its quoted relpath; a single file's message names
+ * its relpath.
+ * Errors: -FAMFS_EMEDIUMCHANGED (see famfs_fs_revalidate), -EPERM not the
+ * master, -EINVAL bad path or size 0, -EFBIG a size
+ * whose extents overflow 64 bits, -ERANGE an entry a reader would refuse
+ * (a bug caught before it reaches the log), -EEXIST, -ENOENT/-ENOTDIR
+ * parent, -ENOSPC, -FAMFS_ELOGFULL, -E2BIG more than FAMFS_BATCH_MAX.
+ * @ret_maps and @ret_nodes (each may be NULL) receive one item per file.
  */
 int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *specs, size_t n,
 			  struct famfs_fmap *ret_maps, uint32_t *ret_nodes, struct famfs_err *err);

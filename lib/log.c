@@ -140,6 +140,14 @@ void famfs_log_check_integrity_range(const struct famfs_log_entry *entries, uint
 	}
 }
 
+/* Sums of extent lengths stop at UINT64_MAX: no file size can exceed that anyway. */
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+
+	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
 static enum famfs_finding_code check_extent(const struct famfs_simple_extent *x, const char *what,
 					    unsigned int n, const struct famfs_layout *l,
 					    bool whole_units, struct famfs_err *err)
@@ -196,7 +204,7 @@ enum famfs_finding_code famfs_fmap_check(const struct famfs_log_file_meta *fm,
 			c = check_extent(&fm->se[i], "extent", i, l, false, err);
 			if (c != FAMFS_OK)
 				return c;
-			capacity += fm->se[i].len;
+			capacity = add_saturating(capacity, fm->se[i].len);
 		}
 	} else if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
 		const struct famfs_interleaved_extent *ie = &fm->ie[0];
@@ -225,7 +233,7 @@ enum famfs_finding_code famfs_fmap_check(const struct famfs_log_file_meta *fm,
 					      i, ie->strips[i].len, ie->chunk_size);
 				return FAMFS_F_EXTENT_LENGTH;
 			}
-			capacity += ie->strips[i].len;
+			capacity = add_saturating(capacity, ie->strips[i].len);
 		}
 	} else {
 		famfs_err_set(err, -EINVAL, "unknown extent type %u", fm->ext_type);
@@ -279,10 +287,10 @@ uint64_t famfs_fmap_capacity(const struct famfs_fmap *map)
 
 	if (map->ext_type == FAMFS_EXT_SIMPLE) {
 		for (unsigned int i = 0; i < map->nextents && i < FAMFS_MAX_SIMPLE_EXTENTS; i++)
-			total += map->se[i].len;
+			total = add_saturating(total, map->se[i].len);
 	} else {
 		for (unsigned int i = 0; i < map->ie[0].nstrips && i < FAMFS_MAX_STRIPS; i++)
-			total += map->ie[0].strips[i].len;
+			total = add_saturating(total, map->ie[0].strips[i].len);
 	}
 	return total;
 }

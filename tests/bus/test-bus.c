@@ -802,6 +802,85 @@ static void test_errors(struct fixture *f, gconstpointer data)
 	g_assert_true(g_bytes_equal(before_other, after));
 }
 
+/*
+ * Issue 11 §2: a size near 2^64 once rounded to one 2 MiB unit and was
+ * logged before the error (fsck exit 4 for good, every host degraded), and
+ * nstrips * chunk_size past 2^64 divided by zero.  Now: a named error, the
+ * log bytes unchanged, fsck still clean, health still ok.
+ */
+static void test_huge_size_refused(struct fixture *f, gconstpointer data)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	g_autofree char *obj = fs_object(f->conn, MP), *health = NULL;
+	g_autoptr(GBytes) before = meta_snapshot(f->img), after = NULL;
+
+	g_assert_cmpint(create_file(f->conn, MP "/big", UINT64_MAX, 0644, &e), <, 0);
+	g_assert_cmpstr(e.name, ==, "org.famfs.Error.InvalidArgument");
+	g_assert_true(g_str_has_prefix(e.message, "\"big\": size 18446744073709551615 overflows"));
+	sd_bus_error_free(&e);
+	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "CreateFile", &e, NULL, "stua{sv}",
+					   MP "/striped", (uint64_t)1 << 63, 0644, 3, "nstrips", "u", 2,
+					   "nbuckets", "u", 2, "chunk_size", "t", (uint64_t)1 << 63), <, 0);
+	g_assert_cmpstr(e.name, ==, "org.famfs.Error.InvalidArgument");
+	g_assert_nonnull(strstr(e.message, "overflow"));
+	sd_bus_error_free(&e);
+
+	after = meta_snapshot(f->img);
+	g_assert_true(g_bytes_equal(before, after));
+	assert_fsck_clean(f->img);
+	g_usleep(200000);   /* a few polls */
+	health = get_prop_s(f->conn, obj, "Health");
+	g_assert_cmpstr(health, ==, "ok");
+	g_assert_false(list_has(f->conn, MP, "big", NULL, NULL));
+	/* and the file system still takes files */
+	g_assert_cmpint(create_file(f->conn, MP "/after", 1, 0644, &e), >=, 0);
+}
+
+/* CreateFiles [bad, good1, good2] once failed yet created good1 and good2. */
+static void test_batch_bad_first(struct fixture *f, gconstpointer data)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	g_autoptr(GBytes) before = meta_snapshot(f->img), after = NULL;
+	uint32_t n = 0;
+
+	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "CreateFiles", &e, NULL, "a(stu)a{sv}", 3,
+					   MP "/bad", UINT64_MAX, 0644, MP "/good1", (uint64_t)1, 0644,
+					   MP "/good2", (uint64_t)1, 0644, 0), <, 0);
+	g_assert_cmpstr(e.name, ==, "org.famfs.Error.InvalidArgument");
+	g_assert_true(g_str_has_prefix(e.message, "element 0 (" MP "/bad): size 18446744073709551615 overflows"));
+	sd_bus_error_free(&e);
+	/* an element the daemon refuses before the library sees it is named the same way */
+	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "CreateFiles", &e, NULL, "a(stu)a{sv}", 3,
+					   MP "/good1", (uint64_t)1, 0644, MP "/good2", (uint64_t)1, 0644,
+					   MP "/zero", (uint64_t)0, 0644, 0), <, 0);
+	g_assert_cmpstr(e.name, ==, "org.famfs.Error.InvalidArgument");
+	g_assert_true(g_str_has_prefix(e.message, "element 2 (" MP "/zero): size 0"));
+	sd_bus_error_free(&e);
+
+	after = meta_snapshot(f->img);
+	g_assert_true(g_bytes_equal(before, after));
+	assert_fsck_clean(f->img);
+	g_usleep(200000);
+	g_assert_false(list_has(f->conn, MP, "bad", NULL, NULL));
+	g_assert_false(list_has(f->conn, MP, "good1", NULL, NULL));
+	g_assert_false(list_has(f->conn, MP, "good2", NULL, NULL));
+	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "GetFileMap", &e, NULL, "s", MP "/good1"), <, 0);
+	g_assert_cmpstr(e.name, ==, "org.famfs.Error.NotFound");
+	sd_bus_error_free(&e);
+	/* the good two alone go through */
+	{
+		sd_bus_message *reply = NULL;
+
+		g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "CreateFiles", &e, &reply, "a(stu)a{sv}",
+						   2, MP "/good1", (uint64_t)1, 0644, MP "/good2", (uint64_t)1, 0644,
+						   0), >=, 0);
+		g_assert_cmpint(sd_bus_message_read(reply, "u", &n), >, 0);
+		sd_bus_message_unref(reply);
+	}
+	g_assert_cmpuint(n, ==, 2);
+	g_assert_true(list_has(f->conn, MP, "good1", NULL, NULL));
+}
+
 static void test_log_full(struct fixture *f, gconstpointer data)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -1847,6 +1926,10 @@ int main(int argc, char **argv)
 	g_test_add("/bus/roundtrip", struct fixture, NULL, fixture_setup, test_roundtrip, fixture_teardown);
 	g_test_add("/bus/errors", struct fixture, NULL, fixture_setup, test_errors, fixture_teardown);
 	g_test_add("/bus/log-full", struct fixture, NULL, fixture_setup, test_log_full, fixture_teardown);
+	g_test_add("/bus/huge-size-refused", struct fixture, NULL, fixture_setup, test_huge_size_refused,
+		   fixture_teardown);
+	g_test_add("/bus/batch-bad-first", struct fixture, NULL, fixture_setup, test_batch_bad_first,
+		   fixture_teardown);
 	g_test_add("/bus/auth/unprivileged", struct fixture, NULL, fixture_setup, test_unprivileged,
 		   fixture_teardown);
 	g_test_add("/bus/auth/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);

@@ -167,6 +167,77 @@ static void test_interleaved_alloc(void)
 	famfs_alloc_destroy(&a);
 }
 
+/*
+ * Sizes whose extents do not fit in 64 bits are refused with nothing
+ * allocated: rounding near 2^64 once wrapped to one 2 MiB unit, and
+ * nstrips * chunk_size to strips of length 0 or a division by zero.
+ */
+static void test_overflowing_sizes(void)
+{
+	static const struct {
+		uint64_t size;
+		uint32_t nbuckets, nstrips;
+		uint64_t chunk;
+		int expect;
+	} cases[] = {
+		{ UINT64_MAX, 0, 0, 0, -EFBIG },
+		{ UINT64_MAX - AU + 2, 0, 0, 0, -EFBIG },        /* the first size that rounds past 2^64 */
+		{ UINT64_MAX - AU + 1, 0, 0, 0, -ENOSPC },       /* a whole number of units: no space */
+		{ 1ULL << 63, 0, 0, 0, -ENOSPC },
+		{ UINT64_MAX, 1, 1, 1ULL << 40, -EFBIG },        /* once strips of length 0 */
+		{ 1ULL << 63, 2, 2, 1ULL << 63, -EFBIG },        /* once a division by zero */
+		{ UINT64_MAX, 4, 4, 1ULL << 62, -EFBIG },
+		{ UINT64_MAX, 8, 8, AU, -ENOSPC },               /* 2^61-byte strips: representable */
+	};
+	struct famfs_allocator a;
+	struct famfs_fmap map;
+
+	g_assert_cmpint(famfs_alloc_init(&a, 8 * GiB, 8 * MiB), ==, 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct famfs_interleave_params p = { cases[i].nbuckets, cases[i].nstrips, cases[i].chunk };
+		struct famfs_err err = { 0 };
+		uint64_t used = a.used;
+
+		g_assert_cmpint(famfs_alloc_file(&a, cases[i].size, cases[i].nbuckets ? &p : NULL, &map, &err),
+				==, cases[i].expect);
+		g_assert_cmpuint(a.used, ==, used);
+		if (cases[i].expect == -EFBIG)
+			g_assert_nonnull(strstr(err.msg, "overflow"));
+	}
+	famfs_alloc_destroy(&a);
+}
+
+/* A claim takes free units only, all of them or none. */
+static void test_claim_all_or_nothing(void)
+{
+	struct famfs_log_file_meta fm = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 2 };
+	struct famfs_allocator a;
+	uint64_t used;
+
+	g_assert_cmpint(famfs_alloc_init(&a, GiB, 8 * MiB), ==, 0);
+	fm.se[0] = (struct famfs_simple_extent){ 0, 100 * MiB, 4 * MiB };
+	fm.se[1] = (struct famfs_simple_extent){ 0, 200 * MiB, 2 * MiB };
+	used = a.used;
+	g_assert_true(famfs_alloc_claim_file(&a, &fm));
+	g_assert_cmpuint(a.used, ==, used + 3);
+	/* again: every unit is taken */
+	g_assert_false(famfs_alloc_claim_file(&a, &fm));
+	g_assert_cmpuint(a.used, ==, used + 3);
+	famfs_alloc_unmark_file(&a, &fm);
+	g_assert_cmpuint(a.used, ==, used);
+	/* the second extent overlaps the first: refused, the first given back */
+	fm.se[1] = (struct famfs_simple_extent){ 0, 102 * MiB, 2 * MiB };
+	g_assert_false(famfs_alloc_claim_file(&a, &fm));
+	g_assert_cmpuint(a.used, ==, used);
+	g_assert_false(famfs_alloc_test(&a, 100 * MiB / AU));
+	/* an extent on the log */
+	fm.nextents = 1;
+	fm.se[0] = (struct famfs_simple_extent){ 0, 4 * MiB, 2 * MiB };
+	g_assert_false(famfs_alloc_claim_file(&a, &fm));
+	g_assert_cmpuint(a.used, ==, used);
+	famfs_alloc_destroy(&a);
+}
+
 /* The bitmap rebuilt from the log equals the one the allocator kept. */
 static void test_rebuild_from_log(void)
 {
@@ -211,5 +282,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/interleave-params", test_interleave_params);
 	g_test_add_func("/alloc/interleaved", test_interleaved_alloc);
 	g_test_add_func("/alloc/rebuild-from-log", test_rebuild_from_log);
+	g_test_add_func("/alloc/overflowing-sizes", test_overflowing_sizes);
+	g_test_add_func("/alloc/claim-all-or-nothing", test_claim_all_or_nothing);
 	return g_test_run();
 }

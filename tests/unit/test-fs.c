@@ -516,6 +516,95 @@ static void test_medium_change_refused(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
 }
 
+
+/* The superblock region and the log, to prove a refused call wrote nothing. */
+static GBytes *meta_bytes(struct fixture *f)
+{
+	return g_bytes_new(f->master->dev->base, famfs_data_start(f->master->layout.log_len));
+}
+
+static void assert_meta_unchanged(struct fixture *f, GBytes *before)
+{
+	g_autoptr(GBytes) now = meta_bytes(f);
+
+	g_assert_true(g_bytes_equal(before, now));
+}
+
+/*
+ * A size near 2^64 once rounded to one 2 MiB unit and was logged before
+ * the error: every reader refused the entry from then on.  Now nothing is
+ * written, and the error says why.
+ */
+static void test_huge_size_leaves_log_untouched(struct fixture *f, gconstpointer data)
+{
+	static const uint64_t sizes[] = { UINT64_MAX, UINT64_MAX - 2 * MiB + 2 };
+	struct famfs_interleave_params zero_strips = { .nbuckets = 1, .nstrips = 1, .chunk_size = 1ULL << 40 };
+	struct famfs_interleave_params wrapping = { .nbuckets = 2, .nstrips = 2, .chunk_size = 1ULL << 63 };
+	g_autoptr(GBytes) before = meta_bytes(f);
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+	uint64_t used = f->master->alloc.used;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+		struct famfs_file_spec s = { .relpath = "big", .size = sizes[i], .mode = 0644 };
+		g_autofree char *want = g_strdup_printf("\"big\": size %" G_GUINT64_FORMAT " overflows", sizes[i]);
+
+		g_assert_cmpint(famfs_fs_create_files(f->master, &s, 1, NULL, NULL, &err), ==, -EFBIG);
+		g_assert_true(g_str_has_prefix(err.msg, want));
+	}
+	/* Interleaved: nstrips * chunk_size past 2^64 (strips of length 0, a division by zero) */
+	g_assert_cmpint(famfs_fs_create_files(f->master, &(struct famfs_file_spec){
+		.relpath = "striped", .size = UINT64_MAX, .interleave = &zero_strips }, 1, NULL, NULL, &err), ==, -EFBIG);
+	g_assert_nonnull(strstr(err.msg, "\"striped\": size 18446744073709551615 overflows"));
+	g_assert_cmpint(famfs_fs_create_files(f->master, &(struct famfs_file_spec){
+		.relpath = "striped", .size = 1ULL << 63, .interleave = &wrapping }, 1, NULL, NULL, &err), ==, -EFBIG);
+	g_assert_nonnull(strstr(err.msg, "overflow"));
+
+	assert_meta_unchanged(f, before);
+	g_assert_cmpuint(f->master->alloc.used, ==, used);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(res.applied + res.rejected, ==, 0);
+	/* teardown: the medium checks clean */
+}
+
+/* [bad, good1, good2] once created good1 and good2 behind an error. */
+static void test_batch_bad_first_creates_none(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec batch[3] = {
+		{ .relpath = "bad", .size = UINT64_MAX, .mode = 0644, .display_path = "/run/famfs/x/bad" },
+		{ .relpath = "good1", .size = MiB, .mode = 0644, .display_path = "/run/famfs/x/good1" },
+		{ .relpath = "good2", .size = MiB, .mode = 0644, .display_path = "/run/famfs/x/good2" },
+	};
+	struct famfs_file_spec late[3] = { batch[1], batch[2],
+		{ .relpath = "a//b", .size = MiB, .display_path = "/run/famfs/x/a//b" } };
+	struct famfs_file_spec twice[3] = { batch[1], batch[2], batch[1] };
+	g_autoptr(GBytes) before = meta_bytes(f);
+	struct famfs_replay_result res;
+	struct famfs_err err = { 0 };
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, batch, 3, NULL, NULL, &err), ==, -EFBIG);
+	g_assert_true(g_str_has_prefix(err.msg, "element 0 (/run/famfs/x/bad): size 18446744073709551615 overflows"));
+	g_assert_cmpint(famfs_fs_create_files(f->master, late, 3, NULL, NULL, &err), ==, -EINVAL);
+	g_assert_true(g_str_has_prefix(err.msg, "element 2 (/run/famfs/x/a//b): "));
+	g_assert_cmpint(famfs_fs_create_files(f->master, twice, 3, NULL, NULL, &err), ==, -EEXIST);
+	g_assert_cmpstr(err.msg, ==, "element 2 (/run/famfs/x/good1): the same path as element 0 "
+			"(a path appears twice in the batch)");
+	/* without display names, the relpath */
+	batch[0].display_path = NULL;
+	g_assert_cmpint(famfs_fs_create_files(f->master, batch, 3, NULL, NULL, &err), ==, -EFBIG);
+	g_assert_true(g_str_has_prefix(err.msg, "element 0 (\"bad\"): size"));
+
+	assert_meta_unchanged(f, before);
+	for (size_t i = 0; i < 3; i++)
+		g_assert_cmpuint(famfs_ns_lookup(f->master->ns, batch[i].relpath, strlen(batch[i].relpath)),
+				 ==, FAMFS_NS_NONE);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
+	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, 0);
+	/* the good ones alone go through */
+	g_assert_cmpint(famfs_fs_create_files(f->master, &batch[1], 2, NULL, NULL, &err), ==, 0);
+	g_assert_cmpuint(next_index(f), ==, 2);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -533,5 +622,7 @@ int main(int argc, char **argv)
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
 	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
 	ADD("/fs/medium-change-refused", test_medium_change_refused, 4);
+	ADD("/fs/huge-size-leaves-log-untouched", test_huge_size_leaves_log_untouched, 4);
+	ADD("/fs/batch-bad-first-creates-none", test_batch_bad_first_creates_none, 4);
 	return g_test_run();
 }
