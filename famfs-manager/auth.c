@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Authorization of mutating calls.  Root (effective uid 0 of the sending
- * connection, as the bus reports it) is allowed.  Anyone else is asked of
- * polkit with org.freedesktop.PolicyKit1.Authority.CheckAuthorization, sent
- * asynchronously so the daemon keeps serving while polkit thinks.  When
- * polkit is disabled or not on the bus, the call is denied.
+ * Who sent a call, and what it may do.  The uid comes from sd-bus, the
+ * groups from dbus-daemon (recorded when the caller connected), and file
+ * permissions are decided as the kernel decides them.  For polkit actions,
+ * root (effective uid 0 of the sending connection) is allowed; anyone else
+ * is asked of polkit with CheckAuthorization, sent asynchronously so the
+ * daemon keeps serving while polkit thinks.  When polkit is disabled or
+ * not on the bus, the call is denied.
  */
 #include <errno.h>
 #include <pwd.h>

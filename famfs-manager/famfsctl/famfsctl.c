@@ -2,7 +2,9 @@
 /*
  * famfsctl: the command-line client of famfs-manager.  Everything goes over
  * the bus; file data goes through the descriptor OpenFile hands over, so
- * this program never opens a famfs device itself.
+ * this program never opens a famfs device itself.  That descriptor is the
+ * whole device or the file alone, as the daemon decides for the caller;
+ * the extents that come with it say where to map either way.
  */
 #include <errno.h>
 #include <fcntl.h>
