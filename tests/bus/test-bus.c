@@ -1746,8 +1746,13 @@ static int client_open(sd_bus *bus, const char *path, const char *descriptor, bo
 	struct stat st;
 	int fd, r;
 
-	r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 2, "writable", "b",
-			       writable, "descriptor", "s", descriptor);
+	/* "auto" as the caller that gives no option, as famfsctl does */
+	if (!strcmp(descriptor, "auto"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 1, "writable",
+				       "b", writable);
+	else
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 2, "writable",
+				       "b", writable, "descriptor", "s", descriptor);
 	if (r < 0)
 		return client_error(&e, r);
 	if (sd_bus_message_read(reply, "htut", &fd, &size, &type, &chunk) < 0 ||
