@@ -158,6 +158,46 @@ fail:
 	return r;
 }
 
+/*
+ * Writes @len bytes of @src (a sealed memfd: it neither blocks nor shrinks)
+ * at the start of file @node, through the device mapping, and flushes them
+ * to the medium.
+ */
+static int view_write_from(struct fsys *f, uint32_t node, const struct famfs_log_entry *en, int src,
+			   uint64_t len, struct famfs_err *err)
+{
+	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_device *dev = f->fs->dev;
+	int r;
+
+	if (!f->fs->master)
+		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
+				     f->device);
+	if (!dev->writable || !dev->base)
+		return famfs_err_set(err, -EROFS, "%s is attached read-only", f->device);
+	for (uint64_t done = 0; done < len;) {
+		uint64_t dev_off, run;
+		ssize_t n;
+
+		r = locate_in_entry(en, done, &dev_off, &run);
+		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
+			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
+					     f->mountpoint, nd->path, (unsigned long long)done,
+					     (unsigned long long)len);
+		if (run > len - done)
+			run = len - done;
+		n = pread(src, dev->base + dev_off, run, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot read the data for %s/%s: %s",
+					     f->mountpoint, nd->path, n < 0 ? strerror(errno) : "it ended early");
+		famfs_cache_flush(dev->base + dev_off, (size_t)n);
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
 static int view_fault_counters(struct fsys *f, uint64_t ret[3])
 {
 	ret[0] = ret[1] = ret[2] = 0;
@@ -174,6 +214,7 @@ const struct backend_ops backend_view = {
 	.instantiate = view_instantiate,
 	.open_data = view_open_data,
 	.open_copy = view_open_copy,
+	.write_from = view_write_from,
 	.fault_counters = view_fault_counters,
 	.detach = view_detach,
 };

@@ -6,6 +6,7 @@
  * the two in step.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1078,6 +1079,119 @@ static int method_open_file(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	return auth_check(userdata, msg, "org.famfs.manager.write-file", open_file_authorized, e);
 }
 
+/* Copies @len bytes of @src to the start of @dst. */
+static int copy_fd(int src, int dst, uint64_t len, const char *what, struct famfs_err *err)
+{
+	char buf[1 << 16];
+
+	for (uint64_t done = 0; done < len;) {
+		size_t want = len - done < sizeof(buf) ? (size_t)(len - done) : sizeof(buf);
+		ssize_t n = pread(src, buf, want, (off_t)done);
+		ssize_t w;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot read the data for %s: %s", what,
+					     n < 0 ? strerror(errno) : "it ended early");
+		for (ssize_t off = 0; off < n; off += w) {
+			w = pwrite(dst, buf + off, (size_t)(n - off), (off_t)(done + (uint64_t)off));
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0)
+				return famfs_err_set(err, w < 0 ? -errno : -EIO, "cannot write %s: %s", what,
+						     w < 0 ? strerror(errno) : "short write");
+		}
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * WriteFile: the bytes of a sealed memfd the caller passes go to the start
+ * of the file; the caller never holds a descriptor of the device.
+ */
+static int do_write_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	const unsigned need = F_SEAL_WRITE | F_SEAL_SHRINK;
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	struct famfs_log_entry en;
+	const struct famfs_ns_node *nd;
+	const char *path;
+	struct fsys *f;
+	struct stat st;
+	uint32_t id;
+	int seals, src, fd = -1, r;
+
+	r = sd_bus_message_read(msg, "sh", &path, &src);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	r = lookup_access(m, msg, path, true, W_OK, &f, &id, e);
+	if (r < 0)
+		return r;
+	nd = famfs_ns_node(f->fs->ns, id);
+	seals = fcntl(src, F_GET_SEALS);
+	if (seals < 0 || ((unsigned)seals & need) != need || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: the data must be a memfd sealed with F_SEAL_WRITE and F_SEAL_SHRINK",
+					 path);
+	if ((uint64_t)st.st_size > nd->size)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: %llu bytes of data do not fit in the file's %llu", path,
+					 (unsigned long long)st.st_size, (unsigned long long)nd->size);
+	if ((uint64_t)st.st_size > VIEW_COPY_MAX)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: %llu bytes of data: WriteFile takes at most %llu at a time; larger files are written through OpenFile",
+					 path, (unsigned long long)st.st_size, (unsigned long long)VIEW_COPY_MAX);
+	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	if (f->backend->write_from)
+		r = f->backend->write_from(f, id, &en, src, (uint64_t)st.st_size, &err);
+	else {
+		r = f->backend->open_data(f, id, true, &fd, &err);
+		if (r >= 0)
+			r = copy_fd(src, fd, (uint64_t)st.st_size, path, &err);
+		if (r >= 0 && fsync(fd) < 0)
+			r = famfs_err_set(&err, -errno, "cannot flush %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	return sd_bus_reply_method_return(msg, "t", (uint64_t)st.st_size);
+}
+
+static int method_write_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	struct call_opts o = {0};
+	const char *path;
+	struct fsys *f;
+	uint32_t id;
+	int src, r;
+
+	/* Permissions first, as for OpenFile */
+	r = sd_bus_message_read(msg, "sh", &path, &src);
+	if (r >= 0)
+		r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	r = lookup_access(m, msg, path, true, W_OK, &f, &id, e);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_rewind(msg, true);
+	if (r < 0)
+		return r;
+	return auth_check(m, msg, "org.famfs.manager.write-file", do_write_file, e);
+}
+
 static int do_replay_all(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
 	uint64_t before = 0, after = 0;
@@ -1156,6 +1270,10 @@ static const sd_bus_vtable manager_vtable[] = {
 		SD_BUS_ARGS("s", path, "a{sv}", options),
 		SD_BUS_RESULT("h", fd, "t", size, "u", extent_type, "t", chunk_size, "a(ttt)", extents),
 		method_open_file, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("WriteFile",
+		SD_BUS_ARGS("s", path, "h", data, "a{sv}", options),
+		SD_BUS_RESULT("t", written),
+		method_write_file, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Replay",
 		SD_BUS_NO_ARGS,
 		SD_BUS_RESULT("t", applied),

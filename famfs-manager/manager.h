@@ -74,6 +74,13 @@ struct backend_ops {
 	int (*open_copy)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int *ret_fd,
 			 struct famfs_err *err);
 	/*
+	 * Writes @len bytes from @src (a sealed memfd) at the start of file
+	 * @node (log entry @e, validated); NULL when open_data's writable fd
+	 * is the file alone, which the caller then writes through.
+	 */
+	int (*write_from)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int src,
+			  uint64_t len, struct famfs_err *err);
+	/*
 	 * Where the superblock region and the log can be read coherently with
 	 * this backend's writes (@readable bytes from the start of the medium),
 	 * or NULL: then the device mapping is (optional).

@@ -1333,21 +1333,13 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	g_assert_cmpuint(uid, ==, 65534);
 	g_assert_cmpuint(gid, ==, 65534);
 	sd_bus_message_unref(reply);
-	/* cp needs the writable descriptor, which is the whole device's: open-device */
+	/* cp without the device: famfsctl hands the data over in a sealed memfd (WriteFile) */
 	{
 		g_autofree char *src = make_data("pk.bin", 70000, 9), *orig = NULL;
 		gsize olen;
 
 		g_assert_true(g_file_get_contents(src, &orig, &olen, NULL));
 		g_assert_cmpint(chmod(src, 0644), ==, 0);
-		g_assert_cmpint(run(&out, &errs, f->bus.addr, true, famfsctl_exe, "cp", src, MP "/pkdenied", NULL), ==, 1);
-		g_assert_nonnull(strstr(errs, "org.famfs.manager.open-device: polkit said no"));
-		g_clear_pointer(&out, g_free);
-		g_clear_pointer(&errs, g_free);
-		g_assert_cmpint(sd_bus_call_method(f->conn, "org.freedesktop.PolicyKit1",
-						   "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-						   "SetAllowed", &e, NULL, "as", 3, "org.famfs.manager.create-file",
-						   "org.famfs.manager.write-file", "org.famfs.manager.open-device"), >=, 0);
 		g_assert_cmpint(run(&out, &errs, f->bus.addr, true, famfsctl_exe, "cp", src, MP "/pkdata", NULL), ==, 0);
 		g_clear_pointer(&out, g_free);
 		g_clear_pointer(&errs, g_free);
@@ -1459,6 +1451,7 @@ static void make_permission_files(struct fixture *f)
 	create_owned(f->conn, MP "/owner-blocks", 4096, 0064, 65534, 1234);      /* owner class wins */
 	create_owned(f->conn, MP "/other-read", 4096, 0604, 1234, 1234);         /* other class */
 	create_owned(f->conn, MP "/supplementary", 4096, 0640, 1234, 4242);      /* a supplementary group */
+	create_owned(f->conn, MP "/nobody-rw", 4096, 0600, 65534, 65534);
 	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "Mkdir", &e, NULL, "sua{sv}", MP "/priv",
 					   0700, 0), >=, 0);
 	create_owned(f->conn, MP "/priv/inner", 4096, 0644, 0, 0);
@@ -1528,6 +1521,14 @@ static void test_permissions(struct fixture *f, gconstpointer data)
 	line = client(f, AS_NOBODY, "open", MP "/other-read", "auto", "1", NULL);
 	assert_prefix(line, "error org.famfs.Error.AccessDenied");
 	assert_contains(line, "uid 65534 may not write " MP "/other-read");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/other-read", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "uid 65534 may not write " MP "/other-read");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.write-file");
 	g_free(line);
 	line = client(f, AS_NOBODY, "open", MP "/public", "bogus", "0", NULL);
 	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
@@ -1632,9 +1633,9 @@ static void test_permissions_polkit(struct fixture *f, gconstpointer data)
 
 	g_assert_cmpint(sd_bus_call_method(f->conn, "org.freedesktop.PolicyKit1",
 					   "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
-					   "SetAllowed", &e, NULL, "as", 4, "org.famfs.manager.read-map",
+					   "SetAllowed", &e, NULL, "as", 5, "org.famfs.manager.read-map",
 					   "org.famfs.manager.check", "org.famfs.manager.replay",
-					   "org.famfs.manager.create-file"), >=, 0);
+					   "org.famfs.manager.create-file", "org.famfs.manager.write-file"), >=, 0);
 	for (const char *const *m = (const char *const[]){ "GetFileMap", "GetFileLayout", "Check", NULL }; *m; m++) {
 		line = client(f, AS_NOBODY, "call", *m, MP "/public", NULL);
 		g_assert_cmpstr(line, ==, "ok");
@@ -1650,6 +1651,32 @@ static void test_permissions_polkit(struct fixture *f, gconstpointer data)
 		g_assert_cmpstr(line, ==, "ok");
 		g_free(line);
 	}
+
+	/* WriteFile: the caller's sealed memfd into a file it may write, never past its size */
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "4000", "1", NULL);
+	g_assert_cmpstr(line, ==, "ok written=4000");
+	g_free(line);
+	{
+		g_autofree char *out = NULL, *errs = NULL;
+		char want[4096];
+
+		memset(want, 'w', 4000);
+		memset(want + 4000, 0, 96);
+		g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_ROOT, famfsctl_exe, "cat", MP "/nobody-rw", NULL), ==, 0);
+		g_assert_cmpmem(out, 4096, want, 4096);
+	}
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "10", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
+	assert_contains(line, "sealed");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "4097", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
+	assert_contains(line, "4097 bytes of data do not fit in the file's 4096");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/secret", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "may not write " MP "/secret");
+	g_free(line);
 
 	/* the device descriptor has an action of its own */
 	line = client(f, AS_NOBODY, "open", MP "/public", "device", "0", NULL);
@@ -1777,6 +1804,31 @@ static int client_open(sd_bus *bus, const char *path, const char *descriptor, bo
 	return 0;
 }
 
+/* write PATH SIZE SEALED: WriteFile of SIZE bytes 'w' from a memfd, sealed or not. */
+static int client_write(sd_bus *bus, const char *path, size_t size, bool sealed)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	char *buf = g_malloc(size);
+	int fd = memfd_create("client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	uint64_t written = 0;
+	int r;
+
+	memset(buf, 'w', size);
+	if (fd < 0 || write(fd, buf, size) != (ssize_t)size ||
+	    (sealed && fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) < 0))
+		return client_error(&e, -errno);
+	g_free(buf);
+	r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "WriteFile", &e, &reply, "sha{sv}", path, fd, 0);
+	close(fd);
+	if (r < 0)
+		return client_error(&e, r);
+	(void)sd_bus_message_read(reply, "t", &written);
+	printf("ok written=%" PRIu64 "\n", written);
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
 /* call METHOD ARGS...: one call, "ok" or "error NAME: MESSAGE". */
 static int client_call(sd_bus *bus, int argc, char **argv)
 {
@@ -1830,6 +1882,8 @@ static int client_main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[0], "open"))
 		r = client_open(bus, argv[1], argv[2], !strcmp(argv[3], "1"));
+	else if (argc == 4 && !strcmp(argv[0], "write"))
+		r = client_write(bus, argv[1], strtoul(argv[2], NULL, 10), !strcmp(argv[3], "1"));
 	else if (argc >= 1 && !strcmp(argv[0], "call"))
 		r = client_call(bus, argc - 1, argv + 1);
 	else {
