@@ -1749,12 +1749,13 @@ static void test_config(void)
 
 /* ---- the test binary as a bus client, run as another uid through setpriv ---- */
 
-static int client_error(const sd_bus_error *e, int r)
+static int client_error(sd_bus_error *e, int r)
 {
 	if (sd_bus_error_is_set(e))
 		printf("error %s: %s\n", e->name, e->message);
 	else
 		printf("error errno: %s\n", strerror(-r));
+	sd_bus_error_free(e);
 	return 1;
 }
 
@@ -1784,12 +1785,15 @@ static int client_open(sd_bus *bus, const char *path, const char *descriptor, bo
 		return client_error(&e, r);
 	if (sd_bus_message_read(reply, "htut", &fd, &size, &type, &chunk) < 0 ||
 	    sd_bus_message_read(reply, "a(ttt)", 1, &devindex, &off, &len) < 0)
-		return client_error(&e, -EBADMSG);
-	if (fstat(fd, &st) < 0 || pread(fd, head, sizeof(head), 0) < 0)
-		return client_error(&e, -errno);
-	map = mmap(NULL, 8, PROT_READ, MAP_SHARED, fd, (off_t)off);
-	if (map == MAP_FAILED)
-		return client_error(&e, -errno);
+		r = -EBADMSG;
+	else if (fstat(fd, &st) < 0 || pread(fd, head, sizeof(head), 0) < 0)
+		r = -errno;
+	else if ((map = mmap(NULL, 8, PROT_READ, MAP_SHARED, fd, (off_t)off)) == MAP_FAILED)
+		r = -errno;
+	if (r < 0) {
+		sd_bus_message_unref(reply);
+		return client_error(&e, r);
+	}
 	printf("ok size=%" PRIu64 " st_size=%" PRIu64 " accmode=%s seals=%#x write=%s head=", size,
 	       (uint64_t)st.st_size, (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? "ro" : "rw",
 	       (unsigned)fcntl(fd, F_GET_SEALS), pwrite(fd, "x", 1, 0) == 1 ? "yes" : "no");
@@ -1815,10 +1819,11 @@ static int client_write(sd_bus *bus, const char *path, size_t size, bool sealed)
 	int r;
 
 	memset(buf, 'w', size);
-	if (fd < 0 || write(fd, buf, size) != (ssize_t)size ||
-	    (sealed && fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) < 0))
-		return client_error(&e, -errno);
+	r = fd >= 0 && write(fd, buf, size) == (ssize_t)size &&
+	    (!sealed || fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0) ? 0 : -errno;
 	g_free(buf);
+	if (r < 0)
+		return client_error(&e, r);
 	r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "WriteFile", &e, &reply, "sha{sv}", path, fd, 0);
 	close(fd);
 	if (r < 0)
@@ -1876,6 +1881,8 @@ static int client_main(int argc, char **argv)
 	sd_bus *bus = NULL;
 	int r;
 
+	/* Unbuffered: a sanitizer that ends the process must not lose the answer */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	if (sd_bus_open_system(&bus) < 0) {
 		printf("error errno: cannot connect to the bus\n");
 		return 1;
