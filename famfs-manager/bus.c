@@ -990,22 +990,28 @@ static int open_file_plan(sd_bus_message *msg, struct manager *m, struct open_re
 	if (r < 0)
 		return sd_bus_error_setf(e, ERR("AccessDenied"), "cannot tell who sent the call: %s",
 					 strerror(-r));
-	if (q->f->backend->data_fd_is_file || !q->f->backend->open_copy)
+	if (q->f->backend->data_fd_is_file)
 		q->device = false;      /* the backend's descriptor is the file alone */
 	else if (q->o.descriptor && !strcmp(q->o.descriptor, "device"))
 		q->device = true;
 	else if (q->o.descriptor && !strcmp(q->o.descriptor, "file")) {
-		if (q->o.writable)
+		if (q->o.writable || !q->f->backend->open_copy)
 			return sd_bus_error_setf(e, ERR("InvalidArgument"),
-						 "%s: the %s backend has no writable descriptor of a file alone; writers get the device's (descriptor \"device\")",
-						 q->path, q->f->backend->name);
+						 "%s: the %s backend has no %sdescriptor of a file alone; use WriteFile, or descriptor \"device\"",
+						 q->path, q->f->backend->name, q->o.writable ? "writable " : "");
 		q->device = false;
 	} else
-		q->device = uid == 0 || q->o.writable;
+		q->device = uid == 0 || q->o.writable || !q->f->backend->open_copy;
 	return sd_bus_message_rewind(msg, true);
 }
 
-static int open_file_reply(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+static int open_file_device_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+
+/*
+ * Decided again after every polkit answer, as the path may name another
+ * file by then: a device descriptor only with @device_ok.
+ */
+static int open_file_finish(sd_bus_message *msg, struct manager *m, bool device_ok, sd_bus_error *e)
 {
 	struct open_request q;
 	struct famfs_err err = {0};
@@ -1020,11 +1026,13 @@ static int open_file_reply(sd_bus_message *msg, struct manager *m, sd_bus_error 
 	r = open_file_plan(msg, m, &q, e);
 	if (r < 0)
 		return r;
+	if (q.device && !device_ok)
+		return auth_check(m, msg, "org.famfs.manager.open-device", open_file_device_ok, e);
 	r = famfs_fs_read_entry(q.f->fs, q.id, &en, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
 	whole_file = q.f->backend->data_fd_is_file || !q.device;
-	if (q.device || q.f->backend->data_fd_is_file || !q.f->backend->open_copy)
+	if (q.device || q.f->backend->data_fd_is_file)
 		r = q.f->backend->open_data(q.f, q.id, q.o.writable, &fd, &err);
 	else
 		r = q.f->backend->open_copy(q.f, q.id, &en, &fd, &err);
@@ -1051,18 +1059,15 @@ static int open_file_reply(sd_bus_message *msg, struct manager *m, sd_bus_error 
 	return r;
 }
 
+static int open_file_device_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return open_file_finish(msg, m, true, e);
+}
+
 /* Past the writer's authorization, if any: the device needs its own. */
 static int open_file_authorized(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
-	struct open_request q;
-	int r;
-
-	r = open_file_plan(msg, m, &q, e);
-	if (r < 0)
-		return r;
-	if (q.device)
-		return auth_check(m, msg, "org.famfs.manager.open-device", open_file_reply, e);
-	return open_file_reply(msg, m, e);
+	return open_file_finish(msg, m, false, e);
 }
 
 static int method_open_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
