@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Authorization of mutating calls.  Root (effective uid 0 of the sending
- * connection, as the bus reports it) is allowed.  Anyone else is asked of
- * polkit with org.freedesktop.PolicyKit1.Authority.CheckAuthorization, sent
- * asynchronously so the daemon keeps serving while polkit thinks.  When
- * polkit is disabled or not on the bus, the call is denied.
+ * Who sent a call, and what it may do.  The uid comes from sd-bus, the
+ * groups from dbus-daemon (recorded when the caller connected), and file
+ * permissions are decided as the kernel decides them.  For polkit actions,
+ * root (effective uid 0 of the sending connection) is allowed; anyone else
+ * is asked of polkit with CheckAuthorization, sent asynchronously so the
+ * daemon keeps serving while polkit thinks.  When polkit is disabled or
+ * not on the bus, the call is denied.
  */
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "manager.h"
 
@@ -24,27 +27,75 @@ struct auth_pending {
 	uid_t uid;
 };
 
-int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid)
+/*
+ * The groups dbus-daemon recorded for @sender when it connected (primary
+ * and supplementary: UnixGroupIDs of GetConnectionCredentials); -ENODATA
+ * when the bus does not tell, -E2BIG past @max.
+ */
+static int bus_group_ids(struct manager *m, const char *sender, gid_t *ret, size_t max)
+{
+	sd_bus_message *reply = NULL;
+	const char *key;
+	int n = -ENODATA, r;
+
+	r = sd_bus_call_method(m->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+			       "GetConnectionCredentials", NULL, &reply, "s", sender);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(reply, "s", &key);
+		if (r >= 0 && !strcmp(key, "UnixGroupIDs")) {
+			uint32_t g;
+
+			n = 0;
+			r = sd_bus_message_enter_container(reply, 'v', "au");
+			if (r >= 0)
+				r = sd_bus_message_enter_container(reply, 'a', "u");
+			while (r >= 0 && (r = sd_bus_message_read(reply, "u", &g)) > 0) {
+				if ((size_t)n == max) {
+					r = -E2BIG;
+					break;
+				}
+				ret[n++] = g;
+			}
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(reply);
+		} else if (r >= 0)
+			r = sd_bus_message_skip(reply, "v");
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+	}
+	sd_bus_message_unref(reply);
+	return r < 0 ? r : n;
+}
+
+/* What the bus says about the sender, cached per unique name. */
+static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sender_cache_entry **ret)
 {
 	const char *sender = sd_bus_message_get_sender(msg);
+	struct sender_cache_entry *e;
+	const gid_t *groups = NULL;
 	sd_bus_creds *c = NULL;
+	gid_t bus_groups[SENDER_MAX_GROUPS];
 	uid_t uid;
 	gid_t gid = (gid_t)-1;
+	int ngroups = -1;
 	int r;
 
 	/* Unique names are never reused on a bus, so what they map to cannot change. */
 	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
 		for (size_t i = 0; i < sizeof(m->senders) / sizeof(m->senders[0]); i++) {
 			if (strcmp(m->senders[i].name, sender) == 0) {
-				*ret_uid = m->senders[i].uid;
-				if (ret_gid)
-					*ret_gid = m->senders[i].gid;
+				*ret = &m->senders[i];
 				return 0;
 			}
 		}
 	}
 	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_UID | SD_BUS_CREDS_EGID |
-				      SD_BUS_CREDS_GID, &c);
+				      SD_BUS_CREDS_GID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS, &c);
 	if (r < 0)
 		return r;
 	r = sd_bus_creds_get_euid(c, &uid);
@@ -52,9 +103,21 @@ int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_
 		r = sd_bus_creds_get_uid(c, &uid);
 	if (r >= 0 && sd_bus_creds_get_egid(c, &gid) < 0)
 		(void)sd_bus_creds_get_gid(c, &gid);
-	sd_bus_creds_unref(c);
-	if (r < 0)
+	if (r >= 0)
+		ngroups = sd_bus_creds_get_supplementary_gids(c, &groups);
+	if (r < 0) {
+		sd_bus_creds_unref(c);
 		return r;
+	}
+	if (ngroups < 0 && sender) {
+		/* sd-bus does not ask dbus-daemon for them: its GetConnectionCredentials tells */
+		ngroups = bus_group_ids(m, sender, bus_groups, SENDER_MAX_GROUPS);
+		if (ngroups == -E2BIG) {
+			sd_bus_creds_unref(c);
+			return ngroups;
+		}
+		groups = bus_groups;
+	}
 	if (gid == (gid_t)-1) {
 		/* dbus-daemon tells only the uid: take the user's primary group */
 		struct passwd pw, *res = NULL;
@@ -65,17 +128,85 @@ int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_
 		else
 			gid = uid == 0 ? 0 : (gid_t)-1;
 	}
-	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
-		struct sender_cache_entry *e = &m->senders[m->sender_next++ % 32];
-
-		snprintf(e->name, sizeof(e->name), "%s", sender);
-		e->uid = uid;
-		e->gid = gid;
+	e = &m->senders[m->sender_next++ % (sizeof(m->senders) / sizeof(m->senders[0]))];
+	memset(e, 0, sizeof(*e));
+	/* A name too long to cache, or more groups than an entry holds: this call only. */
+	if (ngroups > SENDER_MAX_GROUPS) {
+		sd_bus_creds_unref(c);
+		return -E2BIG;
 	}
-	*ret_uid = uid;
-	if (ret_gid)
-		*ret_gid = gid;
+	if (sender && strlen(sender) < sizeof(e->name))
+		snprintf(e->name, sizeof(e->name), "%s", sender);
+	e->uid = uid;
+	e->gid = gid;
+	e->groups_known = ngroups >= 0;
+	e->ngroups = ngroups > 0 ? (size_t)ngroups : 0;
+	if (e->ngroups)
+		memcpy(e->groups, groups, e->ngroups * sizeof(gid_t));
+	sd_bus_creds_unref(c);
+	*ret = e;
 	return 0;
+}
+
+int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid)
+{
+	const struct sender_cache_entry *e;
+	int r;
+
+	r = sender_entry(m, msg, &e);
+	if (r < 0)
+		return r;
+	*ret_uid = e->uid;
+	if (ret_gid)
+		*ret_gid = e->gid;
+	return 0;
+}
+
+int auth_caller(struct manager *m, sd_bus_message *msg, struct caller *ret)
+{
+	const struct sender_cache_entry *e;
+	int r;
+
+	r = sender_entry(m, msg, &e);
+	if (r < 0)
+		return r;
+	ret->uid = e->uid;
+	ret->gid = e->gid;
+	ret->groups_known = e->groups_known;
+	ret->ngroups = e->ngroups;
+	memcpy(ret->groups, e->groups, e->ngroups * sizeof(gid_t));
+	return 0;
+}
+
+bool caller_in_group(const struct caller *c, gid_t gid)
+{
+	/* c->gid may be the passwd entry's guess; the bus's list is what the process has */
+	if (!c->groups_known)
+		return gid == c->gid;
+	for (size_t i = 0; i < c->ngroups; i++)
+		if (c->groups[i] == gid)
+			return true;
+	return false;
+}
+
+bool caller_may(const struct caller *c, uint32_t mode, uint32_t uid, uint32_t gid, bool is_dir,
+		int want)
+{
+	uint32_t bits;
+
+	if (c->uid == 0) {
+		/* CAP_DAC_OVERRIDE: all but executing a file that no one may execute */
+		if (!(want & X_OK) || is_dir)
+			return true;
+		return (mode & 0111) != 0;
+	}
+	if (c->uid == uid)
+		bits = (mode >> 6) & 7;
+	else if (caller_in_group(c, gid))
+		bits = (mode >> 3) & 7;
+	else
+		bits = mode & 7;
+	return (bits & (uint32_t)want) == (uint32_t)want;
 }
 
 static void reply_denied(struct auth_pending *p, const char *why)
@@ -96,7 +227,7 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 	if (e) {
 		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
 					   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
-			reply_denied(p, "polkit is not available and only root may change famfs file systems");
+			reply_denied(p, "polkit is not available, and without it only root is authorized");
 		else {
 			char why[300];
 
@@ -154,7 +285,7 @@ int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
 	if (!m->cfg.polkit) {
 		m->calls_denied++;
 		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
-					 "uid %u is not authorized for %s: only root may change famfs file systems (polkit is disabled)",
+					 "uid %u is not authorized for %s: without polkit (disabled) only root is",
 					 (unsigned)uid, action);
 	}
 	p = calloc(1, sizeof(*p));

@@ -2,15 +2,19 @@
 /*
  * The view backend: no kernel module.  The namespace lives in the daemon
  * (libfamfs keeps it current), and file data is reached through the device
- * itself: callers get an fd of the device or image and the file's extents,
- * and map those.  There are no page-fault counters without the module.
+ * itself: callers trusted with the whole device get an fd of the device or
+ * image and the file's extents, and map those; anyone else gets a sealed
+ * copy of the file's bytes.  There are no page-fault counters without the
+ * module.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "manager.h"
 
 static int view_attach(struct fsys *f, struct famfs_err *err)
@@ -48,6 +52,152 @@ static int view_open_data(struct fsys *f, uint32_t node, bool writable, int *ret
 	return 0;
 }
 
+/* Where byte @off of the file of @en lies on the device, and how many follow there. */
+static int locate_in_entry(const struct famfs_log_entry *en, uint64_t off, uint64_t *ret_dev_off,
+			   uint64_t *ret_run)
+{
+	const struct famfs_log_file_meta *fm = &en->file;
+
+	if (fm->ext_type == FAMFS_EXT_INTERLEAVED) {
+		const struct famfs_interleaved_extent *ie = &fm->ie[0];
+		uint64_t chunk, strip, in;
+
+		if (ie->nstrips == 0 || ie->nstrips > FAMFS_MAX_STRIPS || ie->chunk_size == 0)
+			return -EIO;
+		chunk = off / ie->chunk_size;
+		strip = chunk % ie->nstrips;
+		in = (chunk / ie->nstrips) * ie->chunk_size + off % ie->chunk_size;
+		if (in >= ie->strips[strip].len)
+			return -EIO;
+		*ret_dev_off = ie->strips[strip].offset + in;
+		*ret_run = ie->chunk_size - off % ie->chunk_size;
+		return 0;
+	}
+	for (uint32_t k = 0; k < fm->nextents && k < FAMFS_MAX_SIMPLE_EXTENTS; k++) {
+		if (off < fm->se[k].len) {
+			*ret_dev_off = fm->se[k].offset + off;
+			*ret_run = fm->se[k].len - off;
+			return 0;
+		}
+		off -= fm->se[k].len;
+	}
+	return -EIO;
+}
+
+/*
+ * A read-only descriptor of a sealed memfd holding exactly the file's
+ * bytes: it reaches nothing else on the device, and neither the caller nor
+ * anyone can change or resize it.
+ */
+static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_entry *en,
+			  int *ret_fd, struct famfs_err *err)
+{
+	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_device *dev = f->fs->dev;
+	uint64_t size = nd->size;
+	char self[64];
+	int fd, ro, r;
+
+	if (size > VIEW_COPY_MAX)
+		return famfs_err_set(err, -E2BIG,
+				     "%s/%s is %llu bytes: a copy for a caller without access to the whole device holds at most %llu",
+				     f->mountpoint, nd->path, (unsigned long long)size,
+				     (unsigned long long)VIEW_COPY_MAX);
+	if (!dev->base)
+		return famfs_err_set(err, -EIO, "%s is not mapped", f->device);
+	fd = memfd_create("famfs-file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return famfs_err_set(err, -errno, "cannot make a copy of %s/%s: memfd_create: %s",
+				     f->mountpoint, nd->path, strerror(errno));
+	if (ftruncate(fd, (off_t)size) < 0) {
+		r = famfs_err_set(err, -errno, "cannot make a copy of %s/%s of %llu bytes: %s", f->mountpoint,
+				  nd->path, (unsigned long long)size, strerror(errno));
+		goto fail;
+	}
+	for (uint64_t done = 0; done < size;) {
+		uint64_t dev_off, run;
+		ssize_t n;
+
+		r = locate_in_entry(en, done, &dev_off, &run);
+		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off) {
+			r = famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
+					  f->mountpoint, nd->path, (unsigned long long)done,
+					  (unsigned long long)size);
+			goto fail;
+		}
+		if (run > size - done)
+			run = size - done;
+		famfs_cache_invalidate(dev->base + dev_off, run);
+		n = pwrite(fd, dev->base + dev_off, run, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot copy %s/%s: %s", f->mountpoint,
+					  nd->path, n < 0 ? strerror(errno) : "short write");
+			goto fail;
+		}
+		done += (uint64_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		r = famfs_err_set(err, -errno, "cannot seal the copy of %s/%s: %s", f->mountpoint, nd->path,
+				  strerror(errno));
+		goto fail;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	ro = open(self, O_RDONLY | O_CLOEXEC);
+	if (ro < 0) {
+		r = famfs_err_set(err, -errno, "cannot reopen the copy of %s/%s read-only: %s",
+				  f->mountpoint, nd->path, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	*ret_fd = ro;
+	return 0;
+fail:
+	close(fd);
+	return r;
+}
+
+/*
+ * Writes @len bytes of @src (a sealed memfd: it neither blocks nor shrinks)
+ * at the start of file @node, through the device mapping, and flushes them
+ * to the medium.
+ */
+static int view_write_from(struct fsys *f, uint32_t node, const struct famfs_log_entry *en, int src,
+			   uint64_t len, struct famfs_err *err)
+{
+	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_device *dev = f->fs->dev;
+	int r;
+
+	if (!f->fs->master)
+		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
+				     f->device);
+	if (!dev->writable || !dev->base)
+		return famfs_err_set(err, -EROFS, "%s is attached read-only", f->device);
+	for (uint64_t done = 0; done < len;) {
+		uint64_t dev_off, run;
+		ssize_t n;
+
+		r = locate_in_entry(en, done, &dev_off, &run);
+		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
+			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
+					     f->mountpoint, nd->path, (unsigned long long)done,
+					     (unsigned long long)len);
+		if (run > len - done)
+			run = len - done;
+		n = pread(src, dev->base + dev_off, run, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot read the data for %s/%s: %s",
+					     f->mountpoint, nd->path, n < 0 ? strerror(errno) : "it ended early");
+		famfs_cache_flush(dev->base + dev_off, (size_t)n);
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
 static void view_detach(struct fsys *f)
 {
 }
@@ -57,5 +207,7 @@ const struct backend_ops backend_view = {
 	.attach = view_attach,
 	.instantiate = view_instantiate,
 	.open_data = view_open_data,
+	.open_copy = view_open_copy,
+	.write_from = view_write_from,
 	.detach = view_detach,
 };

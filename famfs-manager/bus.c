@@ -6,6 +6,7 @@
  * the two in step.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,7 @@ struct call_opts {
 	uint64_t chunk_size;
 	bool parents;
 	bool writable;
+	const char *descriptor;     /* OpenFile: "auto", "device" or "file" */
 };
 
 static const struct {
@@ -121,7 +123,7 @@ static const struct {
 	const char *type;
 } option_types[] = {
 	{ "uid", "u" }, { "gid", "u" }, { "nstrips", "u" }, { "nbuckets", "u" },
-	{ "chunk_size", "t" }, { "parents", "b" }, { "writable", "b" },
+	{ "chunk_size", "t" }, { "parents", "b" }, { "writable", "b" }, { "descriptor", "s" },
 };
 
 /* Reads an a{sv} of the keys listed (space separated) in @allowed. */
@@ -180,6 +182,8 @@ static int read_options(sd_bus_message *msg, const char *allowed, struct call_op
 		} else if (!strcmp(key, "parents")) {
 			r = sd_bus_message_read(msg, "b", &b);
 			o->parents = b;
+		} else if (!strcmp(key, "descriptor")) {
+			r = sd_bus_message_read(msg, "s", &o->descriptor);
 		} else {
 			r = sd_bus_message_read(msg, "b", &b);
 			o->writable = b;
@@ -321,9 +325,40 @@ static int fill_ids(struct manager *m, sd_bus_message *msg, struct call_opts *o)
 	return 0;
 }
 
+/*
+ * Files and directories given to another owner or group than the caller's,
+ * or with the setuid or setgid bit, are for root and for callers polkit
+ * authorizes for org.famfs.manager.set-owner (as chown and chmod would
+ * refuse them to anyone else).
+ */
+static bool needs_owner_auth(struct manager *m, sd_bus_message *msg, const struct call_opts *o,
+			     bool special_bits)
+{
+	struct caller c;
+
+	if (auth_caller(m, msg, &c) < 0)
+		return true;
+	if (c.uid == 0)
+		return false;
+	return special_bits || (o->have_uid && o->uid != c.uid) ||
+	       (o->have_gid && !caller_in_group(&c, o->gid));
+}
+
+static int ask_owner_auth(struct manager *m, sd_bus_message *msg, auth_continue_fn cont,
+			  sd_bus_error *e)
+{
+	int r = sd_bus_message_rewind(msg, true);
+
+	if (r < 0)
+		return r;
+	return auth_check(m, msg, "org.famfs.manager.set-owner", cont, e);
+}
+
 /* ---- Manager1 methods ---- */
 
-static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+static int do_create_file_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+
+static int create_file(sd_bus_message *msg, struct manager *m, bool owner_ok, sd_bus_error *e)
 {
 	struct famfs_interleave_params ip;
 	struct call_opts o = {0};
@@ -347,6 +382,8 @@ static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *
 	r = check_mode(mode, e, S_IFREG, &mode);
 	if (r < 0)
 		return r;
+	if (!owner_ok && needs_owner_auth(m, msg, &o, mode & (S_ISUID | S_ISGID)))
+		return ask_owner_auth(m, msg, do_create_file_owner_ok, e);
 	r = resolve(m, path, &f, rel, e);
 	if (r < 0)
 		return r;
@@ -387,12 +424,24 @@ static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *
 	return r < 0 ? r : 1;
 }
 
+static int do_create_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return create_file(msg, m, false, e);
+}
+
+static int do_create_file_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return create_file(msg, m, true, e);
+}
+
 static int method_create_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
 	return auth_check(userdata, msg, "org.famfs.manager.create-file", do_create_file, e);
 }
 
-static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+static int do_create_files_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+
+static int create_files(sd_bus_message *msg, struct manager *m, bool owner_ok, sd_bus_error *e)
 {
 	struct famfs_file_spec *specs = NULL;
 	char (*rels)[FAMFS_MAX_PATHLEN] = NULL;
@@ -401,6 +450,7 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 	struct famfs_err err = {0};
 	struct fsys *f = NULL;
 	size_t n = 0, cap = 0;
+	bool special = false;
 	int r;
 
 	r = sd_bus_message_enter_container(msg, 'a', "(stu)");
@@ -474,6 +524,7 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 				goto out;
 			}
 		}
+		special |= (mode & (S_ISUID | S_ISGID)) != 0;
 		/* path points into @msg, which outlives the call: messages name the caller's path. */
 		specs[n] = (struct famfs_file_spec){ .size = size, .mode = mode, .display_path = path };
 		n++;
@@ -484,6 +535,10 @@ static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error 
 	r = read_options(msg, "uid gid", &o, e);
 	if (r < 0)
 		goto out;
+	if (!owner_ok && needs_owner_auth(m, msg, &o, special)) {
+		r = ask_owner_auth(m, msg, do_create_files_owner_ok, e);
+		goto out;
+	}
 	if (n == 0) {
 		r = sd_bus_reply_method_return(msg, "u", 0u);
 		goto out;
@@ -518,12 +573,24 @@ out:
 	return r;
 }
 
+static int do_create_files(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return create_files(msg, m, false, e);
+}
+
+static int do_create_files_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return create_files(msg, m, true, e);
+}
+
 static int method_create_files(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
 	return auth_check(userdata, msg, "org.famfs.manager.create-file", do_create_files, e);
 }
 
-static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+static int do_mkdir_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+
+static int make_dir(sd_bus_message *msg, struct manager *m, bool owner_ok, sd_bus_error *e)
 {
 	struct call_opts o = {0};
 	struct famfs_err err = {0};
@@ -544,6 +611,8 @@ static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 	r = check_mode(mode, e, S_IFDIR, &mode);
 	if (r < 0)
 		return r;
+	if (!owner_ok && needs_owner_auth(m, msg, &o, mode & (S_ISUID | S_ISGID)))
+		return ask_owner_auth(m, msg, do_mkdir_owner_ok, e);
 	r = resolve(m, path, &f, rel, e);
 	if (r < 0)
 		return r;
@@ -573,6 +642,16 @@ static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 	fsys_update_health(f);
 	bus_schedule_flush(m);
 	return sd_bus_reply_method_return(msg, "");
+}
+
+static int do_mkdir(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return make_dir(msg, m, false, e);
+}
+
+static int do_mkdir_owner_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return make_dir(msg, m, true, e);
 }
 
 static int method_mkdir(sd_bus_message *msg, void *userdata, sd_bus_error *e)
@@ -607,6 +686,63 @@ static int lookup_node(struct manager *m, const char *path, bool want_file, stru
 }
 
 /*
+ * The kernel's check for a caller reaching node @id of @f: search (x) on
+ * every directory above it, then @want (R_OK, W_OK, X_OK) on the node.
+ * Denied: AccessDenied naming the path and what stood in the way.
+ */
+static int check_access(struct manager *m, sd_bus_message *msg, struct fsys *f, uint32_t id,
+			int want, sd_bus_error *e)
+{
+	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, id);
+	const struct famfs_ns_node *blocker = NULL;
+	struct caller c;
+	char *target, *where;
+	int r;
+
+	r = auth_caller(m, msg, &c);
+	if (r < 0)
+		return sd_bus_error_setf(e, ERR("AccessDenied"), "cannot tell who sent the call: %s",
+					 strerror(-r));
+	for (uint32_t p = nd->parent; p != FAMFS_NS_NONE && !blocker;) {
+		const struct famfs_ns_node *pn = famfs_ns_node(f->fs->ns, p);
+
+		if (!caller_may(&c, pn->mode, pn->uid, pn->gid, true, X_OK))
+			blocker = pn;
+		p = pn->parent;
+	}
+	if (!blocker && caller_may(&c, nd->mode, nd->uid, nd->gid, nd->kind == FAMFS_NS_DIR, want))
+		return 0;
+	f->m->calls_denied++;
+	target = fsys_abspath(f, nd->path);
+	where = blocker ? fsys_abspath(f, blocker->path) : NULL;
+	if (blocker)
+		r = sd_bus_error_setf(e, ERR("AccessDenied"),
+				      "uid %u may not reach %s: no search permission on %s (mode %04o, owner %u:%u)",
+				      (unsigned)c.uid, target ? target : nd->path, where ? where : blocker->path,
+				      blocker->mode, blocker->uid, blocker->gid);
+	else
+		r = sd_bus_error_setf(e, ERR("AccessDenied"), "uid %u may not %s %s (mode %04o, owner %u:%u)",
+				      (unsigned)c.uid,
+				      want & W_OK ? "write" : nd->kind == FAMFS_NS_DIR ? "list" : "read",
+				      target ? target : nd->path, nd->mode, nd->uid, nd->gid);
+	free(target);
+	free(where);
+	return r;
+}
+
+/* lookup_node(), then check_access() for @want. */
+static int lookup_access(struct manager *m, sd_bus_message *msg, const char *path, bool want_file,
+			 int want, struct fsys **ret_f, uint32_t *ret_node, sd_bus_error *e)
+{
+	int r;
+
+	r = lookup_node(m, path, want_file, ret_f, ret_node, e);
+	if (r < 0)
+		return r;
+	return check_access(m, msg, *ret_f, *ret_node, want, e);
+}
+
+/*
  * GetFileMap → (t size, u mode, u uid, u gid, a(ttt) extents); GetFileLayout
  * adds (u extent type, t chunk size) before the extents.  The entry is copied
  * and checked again before its extents go out.
@@ -625,7 +761,7 @@ static int reply_file_map(sd_bus_message *msg, struct manager *m, bool layout, s
 	r = sd_bus_message_read(msg, "s", &path);
 	if (r < 0)
 		return r;
-	r = lookup_node(m, path, true, &f, &id, e);
+	r = lookup_access(m, msg, path, true, R_OK, &f, &id, e);
 	if (r < 0)
 		return r;
 	r = famfs_fs_read_entry(f->fs, id, &en, &err);
@@ -646,14 +782,24 @@ static int reply_file_map(sd_bus_message *msg, struct manager *m, bool layout, s
 	return r;
 }
 
+static int do_get_file_map(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return reply_file_map(msg, m, false, e);
+}
+
+static int do_get_file_layout(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return reply_file_map(msg, m, true, e);
+}
+
 static int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	return reply_file_map(msg, userdata, false, e);
+	return auth_check(userdata, msg, "org.famfs.manager.read-map", do_get_file_map, e);
 }
 
 static int method_get_file_layout(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	return reply_file_map(msg, userdata, true, e);
+	return auth_check(userdata, msg, "org.famfs.manager.read-map", do_get_file_layout, e);
 }
 
 /* One (stuuu) of ListFiles, or with @raw the (aytuuu) of ListFilesRaw. */
@@ -691,6 +837,10 @@ static int reply_list_files(sd_bus_message *msg, void *userdata, bool raw, sd_bu
 	if (r < 0)
 		return r;
 	nd = famfs_ns_node(f->fs->ns, id);
+	/* ls -l: names need r, their attributes x; a file itself only the way there */
+	r = check_access(userdata, msg, f, id, nd->kind == FAMFS_NS_DIR ? R_OK | X_OK : 0, e);
+	if (r < 0)
+		return r;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', raw ? "(aytuuu)" : "(stuuu)");
@@ -879,9 +1029,8 @@ out:
 	return r;
 }
 
-static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+static int do_check(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
-	struct manager *m = userdata;
 	struct call_opts o = {0};
 	struct famfs_err err = {0};
 	char rel[FAMFS_MAX_PATHLEN];
@@ -901,45 +1050,110 @@ static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 	return reply_check(msg, f, e);
 }
 
-static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	struct call_opts o = {0};
+	return auth_check(userdata, msg, "org.famfs.manager.check", do_check, e);
+}
+
+/*
+ * OpenFile: what the caller asked for and may have.  A descriptor of the
+ * whole device (view backend) goes only to root and to callers polkit
+ * authorizes for org.famfs.manager.open-device; everyone else who may read
+ * the file gets one that reaches the file alone.
+ */
+struct open_request {
+	const char *path;
+	struct call_opts o;
+	struct fsys *f;
+	uint32_t id;
+	bool device;
+};
+
+static int open_file_plan(sd_bus_message *msg, struct manager *m, struct open_request *q,
+			  sd_bus_error *e)
+{
+	uid_t uid;
+	int r;
+
+	*q = (struct open_request){0};
+	r = sd_bus_message_read(msg, "s", &q->path);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "writable descriptor", &q->o, e);
+	if (r < 0)
+		return r;
+	if (q->o.descriptor && strcmp(q->o.descriptor, "auto") && strcmp(q->o.descriptor, "device") &&
+	    strcmp(q->o.descriptor, "file"))
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "option \"descriptor\" is \"%s\": it must be auto, device or file",
+					 q->o.descriptor);
+	r = lookup_access(m, msg, q->path, true, q->o.writable ? R_OK | W_OK : R_OK, &q->f, &q->id, e);
+	if (r < 0)
+		return r;
+	r = auth_sender_ids(m, msg, &uid, NULL);
+	if (r < 0)
+		return sd_bus_error_setf(e, ERR("AccessDenied"), "cannot tell who sent the call: %s",
+					 strerror(-r));
+	if (q->f->backend->data_fd_is_file)
+		q->device = false;      /* the backend's descriptor is the file alone */
+	else if (q->o.descriptor && !strcmp(q->o.descriptor, "device"))
+		q->device = true;
+	else if (q->o.descriptor && !strcmp(q->o.descriptor, "file")) {
+		if (q->o.writable || !q->f->backend->open_copy)
+			return sd_bus_error_setf(e, ERR("InvalidArgument"),
+						 "%s: the %s backend has no %sdescriptor of a file alone; use WriteFile, or descriptor \"device\"",
+						 q->path, q->f->backend->name, q->o.writable ? "writable " : "");
+		q->device = false;
+	} else
+		q->device = uid == 0 || q->o.writable || !q->f->backend->open_copy;
+	return sd_bus_message_rewind(msg, true);
+}
+
+static int open_file_device_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
+
+/*
+ * Decided again after every polkit answer, as the path may name another
+ * file by then: a device descriptor only with @device_ok.
+ */
+static int open_file_finish(sd_bus_message *msg, struct manager *m, bool device_ok, sd_bus_error *e)
+{
+	struct open_request q;
 	struct famfs_err err = {0};
 	struct famfs_log_entry en;
 	sd_bus_message *reply = NULL;
-	const char *path;
-	struct fsys *f;
-	uint32_t id, type = 0;
+	const struct famfs_ns_node *nd;
+	uint32_t type = 0;
 	uint64_t chunk = 0;
+	bool whole_file;
 	int fd = -1, r;
 
-	r = sd_bus_message_read(msg, "s", &path);
+	r = open_file_plan(msg, m, &q, e);
 	if (r < 0)
 		return r;
-	r = read_options(msg, "writable", &o, e);
-	if (r < 0)
-		return r;
-	r = lookup_node(m, path, true, &f, &id, e);
-	if (r < 0)
-		return r;
-	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	if (q.device && !device_ok)
+		return auth_check(m, msg, "org.famfs.manager.open-device", open_file_device_ok, e);
+	r = famfs_fs_read_entry(q.f->fs, q.id, &en, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	r = f->backend->open_data(f, id, o.writable, &fd, &err);
+	whole_file = q.f->backend->data_fd_is_file || !q.device;
+	if (q.device || q.f->backend->data_fd_is_file)
+		r = q.f->backend->open_data(q.f, q.id, q.o.writable, &fd, &err);
+	else
+		r = q.f->backend->open_copy(q.f, q.id, &en, &fd, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
 	type = en.file.ext_type;
 	if (type == FAMFS_EXT_INTERLEAVED)
 		chunk = en.file.ie[0].chunk_size;
-	if (f->backend->data_fd_is_file)
+	if (whole_file)
 		type = FAMFS_EXT_SIMPLE, chunk = 0;
+	nd = famfs_ns_node(q.f->fs->ns, q.id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
-		r = sd_bus_message_append(reply, "htut", fd, famfs_ns_node(f->fs->ns, id)->size, type, chunk);
+		r = sd_bus_message_append(reply, "htut", fd, nd->size, type, chunk);
 	/* The file itself: one extent covering it, at file offsets. */
-	if (r >= 0 && f->backend->data_fd_is_file)
-		r = sd_bus_message_append(reply, "a(ttt)", 1, (uint64_t)0, (uint64_t)0,
-					  famfs_ns_node(f->fs->ns, id)->size);
+	if (r >= 0 && whole_file)
+		r = sd_bus_message_append(reply, "a(ttt)", 1, (uint64_t)0, (uint64_t)0, nd->size);
 	else if (r >= 0)
 		r = append_extents(reply, &en, NULL, NULL);
 	if (r >= 0)
@@ -949,29 +1163,146 @@ static int do_open_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 	return r;
 }
 
+static int open_file_device_ok(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return open_file_finish(msg, m, true, e);
+}
+
+/* Past the writer's authorization, if any: the device needs its own. */
+static int open_file_authorized(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	return open_file_finish(msg, m, false, e);
+}
+
 static int method_open_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	struct call_opts o = {0};
-	const char *path;
+	struct open_request q;
 	int r;
 
-	/* Peek at the options: only writers need authorization. */
-	r = sd_bus_message_read(msg, "s", &path);
+	/* Permissions first: nobody is asked to authenticate for a file they may not open. */
+	r = open_file_plan(msg, userdata, &q, e);
+	if (r < 0)
+		return r;
+	if (!q.o.writable)
+		return open_file_authorized(msg, userdata, e);
+	return auth_check(userdata, msg, "org.famfs.manager.write-file", open_file_authorized, e);
+}
+
+/* Copies @len bytes of @src to the start of @dst. */
+static int copy_fd(int src, int dst, uint64_t len, const char *what, struct famfs_err *err)
+{
+	char buf[1 << 16];
+
+	for (uint64_t done = 0; done < len;) {
+		size_t want = len - done < sizeof(buf) ? (size_t)(len - done) : sizeof(buf);
+		ssize_t n = pread(src, buf, want, (off_t)done);
+		ssize_t w;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot read the data for %s: %s", what,
+					     n < 0 ? strerror(errno) : "it ended early");
+		for (ssize_t off = 0; off < n; off += w) {
+			w = pwrite(dst, buf + off, (size_t)(n - off), (off_t)(done + (uint64_t)off));
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0)
+				return famfs_err_set(err, w < 0 ? -errno : -EIO, "cannot write %s: %s", what,
+						     w < 0 ? strerror(errno) : "short write");
+		}
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * WriteFile: the bytes of a sealed memfd the caller passes go to the start
+ * of the file; the caller never holds a descriptor of the device.
+ */
+static int do_write_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	const unsigned need = F_SEAL_WRITE | F_SEAL_SHRINK;
+	struct call_opts o = {0};
+	struct famfs_err err = {0};
+	struct famfs_log_entry en;
+	const struct famfs_ns_node *nd;
+	const char *path;
+	struct fsys *f;
+	struct stat st;
+	uint32_t id;
+	int seals, src, fd = -1, r;
+
+	r = sd_bus_message_read(msg, "sh", &path, &src);
+	if (r < 0)
+		return r;
+	r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	r = lookup_access(m, msg, path, true, W_OK, &f, &id, e);
+	if (r < 0)
+		return r;
+	nd = famfs_ns_node(f->fs->ns, id);
+	seals = fcntl(src, F_GET_SEALS);
+	if (seals < 0 || ((unsigned)seals & need) != need || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: the data must be a memfd sealed with F_SEAL_WRITE and F_SEAL_SHRINK",
+					 path);
+	if ((uint64_t)st.st_size > nd->size)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: %llu bytes of data do not fit in the file's %llu", path,
+					 (unsigned long long)st.st_size, (unsigned long long)nd->size);
+	if ((uint64_t)st.st_size > VIEW_COPY_MAX)
+		return sd_bus_error_setf(e, ERR("InvalidArgument"),
+					 "%s: %llu bytes of data: WriteFile takes at most %llu at a time; larger files are written through OpenFile",
+					 path, (unsigned long long)st.st_size, (unsigned long long)VIEW_COPY_MAX);
+	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	if (f->backend->write_from)
+		r = f->backend->write_from(f, id, &en, src, (uint64_t)st.st_size, &err);
+	else {
+		r = f->backend->open_data(f, id, true, &fd, &err);
+		if (r >= 0)
+			r = copy_fd(src, fd, (uint64_t)st.st_size, path, &err);
+		if (r >= 0 && fsync(fd) < 0)
+			r = famfs_err_set(&err, -errno, "cannot flush %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	if (r < 0)
+		return bus_error_from_errno(e, r, err.msg);
+	return sd_bus_reply_method_return(msg, "t", (uint64_t)st.st_size);
+}
+
+static int method_write_file(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct manager *m = userdata;
+	struct call_opts o = {0};
+	const char *path;
+	struct fsys *f;
+	uint32_t id;
+	int src, r;
+
+	/* Permissions first, as for OpenFile */
+	r = sd_bus_message_read(msg, "sh", &path, &src);
 	if (r >= 0)
-		r = read_options(msg, "writable", &o, e);
+		r = read_options(msg, "", &o, e);
+	if (r < 0)
+		return r;
+	r = lookup_access(m, msg, path, true, W_OK, &f, &id, e);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_rewind(msg, true);
 	if (r < 0)
 		return r;
-	if (!o.writable)
-		return do_open_file(msg, userdata, e);
-	return auth_check(userdata, msg, "org.famfs.manager.write-file", do_open_file, e);
+	return auth_check(m, msg, "org.famfs.manager.write-file", do_write_file, e);
 }
 
-static int method_replay_all(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+static int do_replay_all(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
-	struct manager *m = userdata;
 	uint64_t before = 0, after = 0;
 
 	for (struct fsys *f = m->fsys; f; f = f->next) {
@@ -981,6 +1312,11 @@ static int method_replay_all(sd_bus_message *msg, void *userdata, sd_bus_error *
 	}
 	bus_schedule_flush(m);
 	return sd_bus_reply_method_return(msg, "t", after - before);
+}
+
+static int method_replay_all(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	return auth_check(userdata, msg, "org.famfs.manager.replay", do_replay_all, e);
 }
 
 static int prop_manager(sd_bus *bus, const char *path, const char *iface, const char *prop,
@@ -1057,6 +1393,10 @@ static const sd_bus_vtable manager_vtable[] = {
 		SD_BUS_ARGS("s", path, "a{sv}", options),
 		SD_BUS_RESULT("h", fd, "t", size, "u", extent_type, "t", chunk_size, "a(ttt)", extents),
 		method_open_file, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("WriteFile",
+		SD_BUS_ARGS("s", path, "h", data, "a{sv}", options),
+		SD_BUS_RESULT("t", written),
+		method_write_file, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Replay",
 		SD_BUS_NO_ARGS,
 		SD_BUS_RESULT("t", applied),
@@ -1118,25 +1458,61 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 	return sd_bus_message_append(reply, "t", v);
 }
 
-static int method_fs_replay(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+/*
+ * The file system a FileSystem1 call is addressed to, found again after
+ * polkit answered: it may have been detached meanwhile.
+ */
+static struct fsys *call_fsys(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
-	struct fsys *f = userdata;
-	uint64_t before = f->fs ? f->fs->replayed_total : 0;
+	const char *obj = sd_bus_message_get_path(msg);
+	struct fsys *f = obj ? manager_find_fsys_by_path(m, obj) : NULL;
+
+	if (!f)
+		sd_bus_error_setf(e, ERR("NotMounted"), "%s is no longer attached", obj ? obj : "the file system");
+	return f;
+}
+
+static int do_fs_replay(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
+{
+	struct fsys *f = call_fsys(msg, m, e);
+	uint64_t before;
+
+	if (!f)
+		return -ENODEV;
+	before = f->fs ? f->fs->replayed_total : 0;
 
 	fsys_follow(f);
 	bus_schedule_flush(f->m);
 	return sd_bus_reply_method_return(msg, "t", (f->fs ? f->fs->replayed_total : 0) - before);
 }
 
-static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+static int method_fs_replay(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct fsys *f = userdata;
+
+	return auth_check(f->m, msg, "org.famfs.manager.replay", do_fs_replay, e);
+}
+
+static int do_fs_check(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 {
 	struct call_opts o = {0};
+	struct fsys *f;
 	int r;
 
 	r = read_options(msg, "", &o, e);
 	if (r < 0)
 		return r;
-	return reply_check(msg, userdata, e);
+	f = call_fsys(msg, m, e);
+	if (!f)
+		return -ENODEV;
+	return reply_check(msg, f, e);
+}
+
+static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct fsys *f = userdata;
+
+	return auth_check(f->m, msg, "org.famfs.manager.check", do_fs_check, e);
 }
 
 #define FS_PROP(name, sig) SD_BUS_PROPERTY(name, sig, prop_fs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)

@@ -30,6 +30,8 @@
 #define MANAGER_DEFAULT_GRACE_MS      2000
 #define MANAGER_MAX_DEVICES           64
 #define MANAGER_MAX_REASONS           16
+/* Largest file the view backend copies for a caller not trusted with the device. */
+#define VIEW_COPY_MAX                 (1ULL << 30)
 
 /* Thresholds for the degraded health state. */
 #define MANAGER_LOG_FULL_PERCENT      90
@@ -65,6 +67,20 @@ struct backend_ops {
 	/* an fd through which a caller reaches a file's data at its extents */
 	int (*open_data)(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
 			 struct famfs_err *err);
+	/*
+	 * A read-only fd of the bytes of file @node (log entry @e, validated)
+	 * and nothing else, for callers not trusted with what open_data gives;
+	 * NULL when open_data's fd is already the file alone.
+	 */
+	int (*open_copy)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int *ret_fd,
+			 struct famfs_err *err);
+	/*
+	 * Writes @len bytes from @src (a sealed memfd) at the start of file
+	 * @node (log entry @e, validated); NULL when open_data's writable fd
+	 * is the file alone, which the caller then writes through.
+	 */
+	int (*write_from)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int src,
+			  uint64_t len, struct famfs_err *err);
 	/*
 	 * Where the superblock region and the log can be read coherently with
 	 * this backend's writes (@readable bytes from the start of the medium),
@@ -135,10 +151,24 @@ struct manager_config {
 	struct hotplug_config hp;       /* udev, automount, backend choice */
 };
 
+#define SENDER_MAX_GROUPS 64
+
 struct sender_cache_entry {
-	char name[64];
+	char name[64];                  /* "" when not cached */
 	uid_t uid;
 	gid_t gid;
+	bool groups_known;              /* the bus told the groups */
+	gid_t groups[SENDER_MAX_GROUPS];   /* all the groups it told */
+	size_t ngroups;
+};
+
+/* Who sent a call, as the bus tells it. */
+struct caller {
+	uid_t uid;
+	gid_t gid;
+	bool groups_known;
+	gid_t groups[SENDER_MAX_GROUPS];
+	size_t ngroups;
 };
 
 struct manager {
@@ -232,5 +262,15 @@ typedef int (*auth_continue_fn)(sd_bus_message *msg, struct manager *m, sd_bus_e
 int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
 	       auth_continue_fn cont, sd_bus_error *e);
 int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid);
+/* The sender's uid, gid and supplementary groups; -E2BIG past SENDER_MAX_GROUPS. */
+int auth_caller(struct manager *m, sd_bus_message *msg, struct caller *ret);
+bool caller_in_group(const struct caller *c, gid_t gid);
+/*
+ * Whether @c may access an inode of @mode, @uid and @gid for @want (R_OK,
+ * W_OK, X_OK or'ed) as the kernel's permission check decides: owner, group
+ * or other class, and root passes (execution needs some x bit on a file).
+ */
+bool caller_may(const struct caller *c, uint32_t mode, uint32_t uid, uint32_t gid, bool is_dir,
+		int want);
 
 #endif

@@ -2,7 +2,10 @@
 /*
  * famfsctl: the command-line client of famfs-manager.  Everything goes over
  * the bus; file data goes through the descriptor OpenFile hands over, so
- * this program never opens a famfs device itself.
+ * this program never opens a famfs device itself.  That descriptor is the
+ * whole device or the file alone, as the daemon decides for the caller;
+ * the extents that come with it say where to map either way.  Callers
+ * other than root write by handing the daemon a sealed memfd (WriteFile).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -694,6 +697,65 @@ static int cmd_cat(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * A caller that is not root has no descriptor of the device to write
+ * through: the data goes in a sealed memfd, which the daemon copies into
+ * the file (WriteFile).
+ */
+static int write_via_daemon(const char *dst, int src, uint64_t size)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	static char buf[1 << 20];
+	int mfd, r = 0;
+
+	mfd = memfd_create("famfsctl-cp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0) {
+		fprintf(stderr, "famfsctl: cannot copy to %s: memfd_create: %s\n", dst, strerror(errno));
+		return -errno;
+	}
+	for (uint64_t done = 0; done < size;) {
+		ssize_t n = read(src, buf, size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			fprintf(stderr, "famfsctl: cannot read the source of %s: %s\n", dst,
+				n < 0 ? strerror(errno) : "file shrank");
+			goto out;
+		}
+		for (ssize_t off = 0, w; off < n; off += w) {
+			w = write(mfd, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0) {
+				r = w < 0 ? -errno : -EIO;
+				fprintf(stderr, "famfsctl: cannot copy to %s: %s\n", dst, strerror(-r));
+				goto out;
+			}
+		}
+		done += (uint64_t)n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		r = -errno;
+		fprintf(stderr, "famfsctl: cannot seal the data for %s: %s\n", dst, strerror(errno));
+		goto out;
+	}
+	r = sd_bus_call_method(bus, BUS_NAME, ROOT_PATH, MGR_IFACE, "WriteFile", &e, &reply, "sha{sv}", dst, mfd,
+			       0);
+	if (r < 0) {
+		fail_call("write", dst, &e, r);
+		sd_bus_error_free(&e);
+	}
+	sd_bus_message_unref(reply);
+out:
+	close(mfd);
+	return r;
+}
+
 static int cmd_cp(int argc, char **argv)
 {
 	struct layout l = {0};
@@ -748,6 +810,11 @@ static int cmd_cp(int argc, char **argv)
 		mode = st.st_mode & 0777;
 	if (call_create(dst, (uint64_t)st.st_size, mode) < 0)
 		goto out;
+	if (geteuid() != 0) {
+		if (write_via_daemon(dst, fd, (uint64_t)st.st_size) >= 0)
+			rc = 0;
+		goto out;
+	}
 	if (open_mapped(dst, true, &l) < 0)
 		goto out;
 	for (uint64_t off = 0; off < l.size;) {

@@ -34,6 +34,7 @@
 #define FSIFACE "org.famfs.FileSystem1"
 #define NOBODY "65534"
 
+static char self_exe[4096];
 static const char *manager_exe, *famfsctl_exe, *mkfs_exe, *fsck_exe, *policy_file, *interop_dir;
 static char *topdir;
 
@@ -183,7 +184,12 @@ static GPid daemon_start(struct bus *b, const char *uuid_file, const char *const
 }
 
 /* Runs a command; returns its exit status and (optionally) its output. */
-static int run(char **out, char **errout, const char *bus_addr, bool as_nobody, const char *first, ...)
+#define AS_ROOT 0
+#define AS_NOBODY 1
+#define AS_NOBODY_GROUP 2       /* uid 65534 with supplementary group OTHER_GID */
+#define OTHER_GID "4242"
+
+static int run(char **out, char **errout, const char *bus_addr, int as_nobody, const char *first, ...)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GError) err = NULL;
@@ -196,7 +202,7 @@ static int run(char **out, char **errout, const char *bus_addr, bool as_nobody, 
 		g_ptr_array_add(argv, "setpriv");
 		g_ptr_array_add(argv, "--reuid=" NOBODY);
 		g_ptr_array_add(argv, "--regid=" NOBODY);
-		g_ptr_array_add(argv, "--clear-groups");
+		g_ptr_array_add(argv, as_nobody == AS_NOBODY_GROUP ? "--groups=" OTHER_GID : "--clear-groups");
 	}
 	g_ptr_array_add(argv, (char *)first);
 	va_start(ap, first);
@@ -1630,7 +1636,7 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	g_assert_cmpuint(uid, ==, 65534);
 	g_assert_cmpuint(gid, ==, 65534);
 	sd_bus_message_unref(reply);
-	/* and cp works with the writable descriptor */
+	/* cp without the device: famfsctl hands the data over in a sealed memfd (WriteFile) */
 	{
 		g_autofree char *src = make_data("pk.bin", 70000, 9), *orig = NULL;
 		gsize olen;
@@ -1879,6 +1885,376 @@ static void test_names(void)
 	g_unlink(logfile);
 }
 
+/* ---- permissions: a second uid against the files' owners and modes ---- */
+
+/* Writes @len bytes at the start of a file through root's device descriptor. */
+static void fill_file(sd_bus *conn, const char *path, const void *data, size_t len)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	uint64_t size, chunk, devindex, off, elen;
+	uint32_t type;
+	uint8_t *map;
+	int fd;
+
+	g_assert_cmpint(sd_bus_call_method(conn, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 1,
+					   "writable", "b", 1), >=, 0);
+	g_assert_cmpint(sd_bus_message_read(reply, "htut", &fd, &size, &type, &chunk), >, 0);
+	g_assert_cmpint(sd_bus_message_read(reply, "a(ttt)", 1, &devindex, &off, &elen), >, 0);
+	g_assert_cmpuint(elen, >=, len);
+	map = mmap(NULL, elen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	g_assert_true(map != MAP_FAILED);
+	memcpy(map, data, len);
+	g_assert_cmpint(msync(map, elen, MS_SYNC), ==, 0);
+	munmap(map, elen);
+	sd_bus_message_unref(reply);
+}
+
+static void create_owned(sd_bus *conn, const char *path, uint64_t size, uint32_t mode, uint32_t uid,
+			 uint32_t gid)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+
+	g_assert_cmpint(sd_bus_call_method(conn, MGR, ROOT, IFACE, "CreateFile", &e, NULL, "stua{sv}", path, size,
+					   mode, 2, "uid", "u", uid, "gid", "u", gid), >=, 0);
+}
+
+/* Runs the test binary as a bus client (see client_main) as @who; returns its first line. */
+static char *client(struct fixture *f, int who, const char *first, ...)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(GError) err = NULL;
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "DBUS_SYSTEM_BUS_ADDRESS", f->bus.addr, TRUE);
+	char *out = NULL, *nl;
+	const char *a;
+	va_list ap;
+	int status;
+
+	if (who != AS_ROOT) {
+		g_ptr_array_add(argv, "setpriv");
+		g_ptr_array_add(argv, "--reuid=" NOBODY);
+		g_ptr_array_add(argv, "--regid=" NOBODY);
+		g_ptr_array_add(argv, who == AS_NOBODY_GROUP ? "--groups=" OTHER_GID : "--clear-groups");
+	}
+	g_ptr_array_add(argv, self_exe);
+	g_ptr_array_add(argv, "--client");
+	g_ptr_array_add(argv, (char *)first);
+	va_start(ap, first);
+	while ((a = va_arg(ap, const char *)))
+		g_ptr_array_add(argv, (char *)a);
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	g_assert_true(g_spawn_sync("/", (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, die_with_parent, NULL, &out,
+				   NULL, &status, &err));
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	g_test_message("%s %s -> %s", first, (char *)argv->pdata[who != AS_ROOT ? 7 : 3], out);
+	return out;
+}
+
+#define assert_prefix(s, prefix) do { \
+		if (!g_str_has_prefix((s), (prefix))) \
+			g_error("\"%s\" does not start with \"%s\"", (s), (prefix)); \
+	} while (0)
+
+#define assert_contains(s, what) do { \
+		if (!strstr((s), (what))) \
+			g_error("\"%s\" does not contain \"%s\"", (s), (what)); \
+	} while (0)
+
+static const char secret_data[] = "0600 root secret";
+static const char public_data[] = "0644 root public";
+
+/* The files the permission tests read, made by root. */
+static void make_permission_files(struct fixture *f)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+
+	create_owned(f->conn, MP "/secret", 4096, 0600, 0, 0);
+	fill_file(f->conn, MP "/secret", secret_data, sizeof(secret_data));
+	create_owned(f->conn, MP "/public", 4096, 0644, 0, 0);
+	fill_file(f->conn, MP "/public", public_data, sizeof(public_data));
+	create_owned(f->conn, MP "/group-nobody", 4096, 0640, 1234, 65534);      /* group class */
+	create_owned(f->conn, MP "/owner-blocks", 4096, 0064, 65534, 1234);      /* owner class wins */
+	create_owned(f->conn, MP "/other-read", 4096, 0604, 1234, 1234);         /* other class */
+	create_owned(f->conn, MP "/supplementary", 4096, 0640, 1234, 4242);      /* a supplementary group */
+	create_owned(f->conn, MP "/nobody-rw", 4096, 0600, 65534, 65534);
+	g_assert_cmpint(sd_bus_call_method(f->conn, MGR, ROOT, IFACE, "Mkdir", &e, NULL, "sua{sv}", MP "/priv",
+					   0700, 0), >=, 0);
+	create_owned(f->conn, MP "/priv/inner", 4096, 0644, 0, 0);
+}
+
+static void test_permissions(struct fixture *f, gconstpointer data)
+{
+	g_autofree char *obj = fs_object(f->conn, MP), *out = NULL, *errs = NULL;
+	g_autoptr(GBytes) before = NULL, after = NULL;
+	char *line;
+	char hex[64] = "";
+
+	make_permission_files(f);
+	before = meta_snapshot(f->img);
+
+	/* read permission as the kernel decides it */
+	line = client(f, AS_NOBODY, "open", MP "/secret", "auto", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "uid 65534 may not read " MP "/secret (mode 0600, owner 0:0)");
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/owner-blocks", "auto", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/priv/inner", "auto", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "no search permission on " MP "/priv");
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/supplementary", "auto", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	g_free(line);
+	for (const char *const *p = (const char *const[]){ MP "/group-nobody", MP "/other-read", NULL }; *p; p++) {
+		line = client(f, AS_NOBODY, "open", *p, "auto", "0", NULL);
+		assert_prefix(line, "ok size=4096 ");
+		g_free(line);
+	}
+	line = client(f, AS_NOBODY_GROUP, "open", MP "/supplementary", "auto", "0", NULL);
+	assert_prefix(line, "ok size=4096 ");
+	g_free(line);
+	/* root passes every check */
+	line = client(f, AS_ROOT, "open", MP "/priv/inner", "auto", "0", NULL);
+	assert_prefix(line, "ok ");
+	g_free(line);
+
+	/*
+	 * What a reader without the device gets: a sealed read-only copy of
+	 * exactly the file (4096 bytes), its bytes at offset 0, not the
+	 * superblock; it cannot be written.
+	 */
+	line = client(f, AS_NOBODY, "open", MP "/public", "auto", "0", NULL);
+	for (size_t i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (uint8_t)public_data[i]);
+	assert_prefix(line, "ok size=4096 st_size=4096 accmode=ro seals=0xf write=no head=");
+	{
+		g_autofree char *want = g_strdup_printf("head=%s data=%s", hex, hex);
+
+		assert_contains(line, want);
+	}
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/public", "file", "0", NULL);
+	assert_prefix(line, "ok size=4096 st_size=4096 accmode=ro seals=0xf write=no");
+	g_free(line);
+	/* the whole device is refused, asked for or implied by writing */
+	line = client(f, AS_NOBODY, "open", MP "/public", "device", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.open-device");
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/other-read", "auto", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "uid 65534 may not write " MP "/other-read");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/other-read", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "uid 65534 may not write " MP "/other-read");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.write-file");
+	g_free(line);
+	line = client(f, AS_NOBODY, "open", MP "/public", "bogus", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
+	g_free(line);
+	/* root keeps the device descriptor: the superblock is at its offset 0 */
+	line = client(f, AS_ROOT, "open", MP "/public", "auto", "0", NULL);
+	assert_contains(line, "head=ff82b287");
+	g_free(line);
+
+	/* famfsctl cat takes whatever descriptor it is given */
+	g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_NOBODY, famfsctl_exe, "cat", MP "/public", NULL), ==, 0);
+	g_assert_cmpmem(out, sizeof(public_data), public_data, sizeof(public_data));
+	g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_NOBODY, famfsctl_exe, "cat", MP "/secret", NULL), ==, 1);
+	g_assert_cmpstr(out, ==, "");
+	assert_contains(errs, "org.famfs.Error.AccessDenied");
+	assert_contains(errs, MP "/secret");
+
+	/* ls: a directory needs r and x, like ls -l */
+	line = client(f, AS_NOBODY, "call", "ListFiles", MP "/priv", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "may not list " MP "/priv");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "ListFiles", MP "/priv/inner", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "ListFiles", MP, NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "ListFileSystems", NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+
+	/* with no polkit on the bus, every action is root's alone */
+	for (const char *const *m = (const char *const[]){ "GetFileMap", "GetFileLayout", "Check", NULL }; *m; m++) {
+		line = client(f, AS_NOBODY, "call", *m, MP "/public", NULL);
+		assert_prefix(line, "error org.famfs.Error.AccessDenied");
+		assert_contains(line, !strcmp(*m, "Check") ? "org.famfs.manager.check" : "org.famfs.manager.read-map");
+		g_free(line);
+		line = client(f, AS_ROOT, "call", *m, MP "/public", NULL);
+		g_assert_cmpstr(line, ==, "ok");
+		g_free(line);
+	}
+	line = client(f, AS_NOBODY, "call", "Replay", NULL);
+	assert_contains(line, "org.famfs.manager.replay");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "FsReplay", obj, NULL);
+	assert_contains(line, "org.famfs.manager.replay");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "FsCheck", obj, NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.check");
+	g_free(line);
+	for (const char *const *m = (const char *const[]){ "Replay", "FsReplay", "FsCheck", NULL }; *m; m++) {
+		line = client(f, AS_ROOT, "call", *m, obj, NULL);
+		g_assert_cmpstr(line, ==, "ok");
+		g_free(line);
+	}
+	g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_NOBODY, famfsctl_exe, "check", MP, NULL), !=, 0);
+	assert_contains(errs, "org.famfs.Error.AccessDenied");
+	line = client(f, AS_NOBODY, "call", "CreateFile", MP "/mine", "0644", NOBODY, NOBODY, NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.create-file");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "CreateFiles", MP "/mine", "0644", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "Mkdir", MP "/mine", "0755", NOBODY, NOBODY, NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.mkdir");
+	g_free(line);
+
+	after = meta_snapshot(f->img);
+	g_assert_true(g_bytes_equal(before, after));
+}
+
+/* The same uid once polkit (python3-dbusmock) allows some actions. */
+static void test_permissions_polkit(struct fixture *f, gconstpointer data)
+{
+	g_autoptr(GError) err = NULL;
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "DBUS_SYSTEM_BUS_ADDRESS", f->bus.addr, TRUE);
+	const char *argv[] = { "/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "polkitd", NULL };
+	g_autofree char *obj = fs_object(f->conn, MP);
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	uint32_t mode;
+	char *line;
+	GPid mock;
+
+	if (!g_file_test("/usr/lib/python3/dist-packages/dbusmock", G_FILE_TEST_IS_DIR)) {
+		g_test_skip("python3-dbusmock is not installed");
+		return;
+	}
+	make_permission_files(f);
+	g_assert_true(g_spawn_async(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD |
+				    G_SPAWN_STDOUT_TO_DEV_NULL, die_with_parent, NULL, &mock, &err));
+	wait_name(f->bus.addr, "org.freedesktop.PolicyKit1", mock);
+
+	/* polkit says no by default, to each action by name */
+	line = client(f, AS_NOBODY, "call", "Check", MP, NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.check: polkit said no");
+	g_free(line);
+
+	g_assert_cmpint(sd_bus_call_method(f->conn, "org.freedesktop.PolicyKit1",
+					   "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+					   "SetAllowed", &e, NULL, "as", 5, "org.famfs.manager.read-map",
+					   "org.famfs.manager.check", "org.famfs.manager.replay",
+					   "org.famfs.manager.create-file", "org.famfs.manager.write-file"), >=, 0);
+	for (const char *const *m = (const char *const[]){ "GetFileMap", "GetFileLayout", "Check", NULL }; *m; m++) {
+		line = client(f, AS_NOBODY, "call", *m, MP "/public", NULL);
+		g_assert_cmpstr(line, ==, "ok");
+		g_free(line);
+	}
+	/* polkit's yes does not open files the caller may not read */
+	line = client(f, AS_NOBODY, "call", "GetFileMap", MP "/secret", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "may not read " MP "/secret");
+	g_free(line);
+	for (const char *const *m = (const char *const[]){ "Replay", "FsReplay", "FsCheck", NULL }; *m; m++) {
+		line = client(f, AS_NOBODY, "call", *m, obj, NULL);
+		g_assert_cmpstr(line, ==, "ok");
+		g_free(line);
+	}
+
+	/* WriteFile: the caller's sealed memfd into a file it may write, never past its size */
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "4000", "1", NULL);
+	g_assert_cmpstr(line, ==, "ok written=4000");
+	g_free(line);
+	{
+		g_autofree char *out = NULL, *errs = NULL;
+		char want[4096];
+
+		memset(want, 'w', 4000);
+		memset(want + 4000, 0, 96);
+		g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_ROOT, famfsctl_exe, "cat", MP "/nobody-rw", NULL), ==, 0);
+		g_assert_cmpmem(out, 4096, want, 4096);
+	}
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "10", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
+	assert_contains(line, "sealed");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/nobody-rw", "4097", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.InvalidArgument");
+	assert_contains(line, "4097 bytes of data do not fit in the file's 4096");
+	g_free(line);
+	line = client(f, AS_NOBODY, "write", MP "/secret", "10", "1", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "may not write " MP "/secret");
+	g_free(line);
+
+	/* the device descriptor has an action of its own */
+	line = client(f, AS_NOBODY, "open", MP "/public", "device", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.open-device: polkit said no");
+	g_free(line);
+
+	/* own files: yes; another owner, a group not the caller's, setuid, setgid: no */
+	line = client(f, AS_NOBODY, "call", "CreateFile", MP "/own", "0644", NOBODY, NOBODY, NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+	line = client(f, AS_NOBODY_GROUP, "call", "CreateFile", MP "/own-group", "0640", NOBODY, OTHER_GID, NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+	for (const char *const *c = (const char *const[]){ "0644", "0", NOBODY, "0644", NOBODY, "0",
+			"04755", NOBODY, NOBODY, "02755", NOBODY, NOBODY, NULL }; *c; c += 3) {
+		line = client(f, AS_NOBODY, "call", "CreateFile", MP "/foreign", c[0], c[1], c[2], NULL);
+		assert_prefix(line, "error org.famfs.Error.AccessDenied");
+		assert_contains(line, "org.famfs.manager.set-owner: polkit said no");
+		g_free(line);
+	}
+	line = client(f, AS_NOBODY, "call", "CreateFiles", MP "/foreign", "06755", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	assert_contains(line, "org.famfs.manager.set-owner");
+	g_free(line);
+	g_assert_false(list_has(f->conn, MP, "foreign", NULL, NULL));
+
+	g_assert_cmpint(sd_bus_call_method(f->conn, "org.freedesktop.PolicyKit1",
+					   "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+					   "SetAllowed", &e, NULL, "as", 4, "org.famfs.manager.open-device",
+					   "org.famfs.manager.set-owner", "org.famfs.manager.create-file",
+					   "org.famfs.manager.mkdir"), >=, 0);
+	line = client(f, AS_NOBODY, "open", MP "/public", "device", "0", NULL);
+	assert_contains(line, "head=ff82b287");
+	g_free(line);
+	/* permissions still hold for a caller with the device */
+	line = client(f, AS_NOBODY, "open", MP "/secret", "device", "0", NULL);
+	assert_prefix(line, "error org.famfs.Error.AccessDenied");
+	g_free(line);
+	line = client(f, AS_NOBODY, "call", "CreateFile", MP "/foreign", "04755", "0", "0", NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+	g_assert_true(list_has(f->conn, MP, "foreign", NULL, &mode));
+	g_assert_cmpuint(mode & 07777, ==, 04755);
+	line = client(f, AS_NOBODY, "call", "Mkdir", MP "/foreign-dir", "02755", "0", "0", NULL);
+	g_assert_cmpstr(line, ==, "ok");
+	g_free(line);
+	stop_pid(mock, SIGTERM);
+}
+
 static void test_config(void)
 {
 	g_autofree char *conf = g_build_filename(topdir, "bad.conf", NULL);
@@ -1899,11 +2275,169 @@ static void test_config(void)
 	g_assert_nonnull(strstr(errs, "invalid --poll-interval"));
 }
 
+/* ---- the test binary as a bus client, run as another uid through setpriv ---- */
+
+static int client_error(sd_bus_error *e, int r)
+{
+	if (sd_bus_error_is_set(e))
+		printf("error %s: %s\n", e->name, e->message);
+	else
+		printf("error errno: %s\n", strerror(-r));
+	sd_bus_error_free(e);
+	return 1;
+}
+
+/*
+ * open PATH DESCRIPTOR WRITABLE: OpenFile, then what the descriptor is:
+ * its st_size, access mode and seals, the first 8 bytes at offset 0 of it
+ * (head=) and the first 8 bytes of the file through the returned map (data=).
+ */
+static int client_open(sd_bus *bus, const char *path, const char *descriptor, bool writable)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	uint64_t size, chunk, devindex, off, len;
+	uint8_t head[8] = {0}, *map;
+	uint32_t type;
+	struct stat st;
+	int fd, r;
+
+	/* "auto" as the caller that gives no option, as famfsctl does */
+	if (!strcmp(descriptor, "auto"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 1, "writable",
+				       "b", writable);
+	else
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "OpenFile", &e, &reply, "sa{sv}", path, 2, "writable",
+				       "b", writable, "descriptor", "s", descriptor);
+	if (r < 0)
+		return client_error(&e, r);
+	if (sd_bus_message_read(reply, "htut", &fd, &size, &type, &chunk) < 0 ||
+	    sd_bus_message_read(reply, "a(ttt)", 1, &devindex, &off, &len) < 0)
+		r = -EBADMSG;
+	else if (fstat(fd, &st) < 0 || pread(fd, head, sizeof(head), 0) < 0)
+		r = -errno;
+	else if ((map = mmap(NULL, 8, PROT_READ, MAP_SHARED, fd, (off_t)off)) == MAP_FAILED)
+		r = -errno;
+	if (r < 0) {
+		sd_bus_message_unref(reply);
+		return client_error(&e, r);
+	}
+	printf("ok size=%" PRIu64 " st_size=%" PRIu64 " accmode=%s seals=%#x write=%s head=", size,
+	       (uint64_t)st.st_size, (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? "ro" : "rw",
+	       (unsigned)fcntl(fd, F_GET_SEALS), pwrite(fd, "x", 1, 0) == 1 ? "yes" : "no");
+	for (size_t i = 0; i < 8; i++)
+		printf("%02x", head[i]);
+	printf(" data=");
+	for (size_t i = 0; i < 8; i++)
+		printf("%02x", map[i]);
+	printf("\n");
+	munmap(map, 8);
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
+/* write PATH SIZE SEALED: WriteFile of SIZE bytes 'w' from a memfd, sealed or not. */
+static int client_write(sd_bus *bus, const char *path, size_t size, bool sealed)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	char *buf = g_malloc(size);
+	int fd = memfd_create("client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	uint64_t written = 0;
+	int r;
+
+	memset(buf, 'w', size);
+	r = fd >= 0 && write(fd, buf, size) == (ssize_t)size &&
+	    (!sealed || fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0) ? 0 : -errno;
+	g_free(buf);
+	if (r < 0)
+		return client_error(&e, r);
+	r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "WriteFile", &e, &reply, "sha{sv}", path, fd, 0);
+	close(fd);
+	if (r < 0)
+		return client_error(&e, r);
+	(void)sd_bus_message_read(reply, "t", &written);
+	printf("ok written=%" PRIu64 "\n", written);
+	sd_bus_message_unref(reply);
+	return 0;
+}
+
+/* call METHOD ARGS...: one call, "ok" or "error NAME: MESSAGE". */
+static int client_call(sd_bus *bus, int argc, char **argv)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *method = argv[0];
+	int r;
+
+	if (!strcmp(method, "GetFileMap") || !strcmp(method, "GetFileLayout") || !strcmp(method, "ListFiles"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "s", argv[1]);
+	else if (!strcmp(method, "Check"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "sa{sv}", argv[1], 0);
+	else if (!strcmp(method, "Replay"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "");
+	else if (!strcmp(method, "FsCheck"))
+		r = sd_bus_call_method(bus, MGR, argv[1], FSIFACE, "Check", &e, &reply, "a{sv}", 0);
+	else if (!strcmp(method, "FsReplay"))
+		r = sd_bus_call_method(bus, MGR, argv[1], FSIFACE, "Replay", &e, &reply, "");
+	else if (!strcmp(method, "ListFileSystems"))
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "");
+	else if (!strcmp(method, "CreateFile") && argc == 5)   /* PATH MODE UID GID */
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "stua{sv}", argv[1],
+				       (uint64_t)4096, (uint32_t)strtoul(argv[2], NULL, 8), 2, "uid", "u",
+				       (uint32_t)atoi(argv[3]), "gid", "u", (uint32_t)atoi(argv[4]));
+	else if (!strcmp(method, "CreateFiles") && argc == 3)  /* PATH MODE */
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "a(stu)a{sv}", 1, argv[1],
+				       (uint64_t)4096, (uint32_t)strtoul(argv[2], NULL, 8), 0);
+	else if (!strcmp(method, "Mkdir") && argc == 5)        /* PATH MODE UID GID */
+		r = sd_bus_call_method(bus, MGR, ROOT, IFACE, method, &e, &reply, "sua{sv}", argv[1],
+				       (uint32_t)strtoul(argv[2], NULL, 8), 2, "uid", "u", (uint32_t)atoi(argv[3]),
+				       "gid", "u", (uint32_t)atoi(argv[4]));
+	else {
+		printf("error usage: unknown call %s\n", method);
+		return 2;
+	}
+	if (r < 0)
+		return client_error(&e, r);
+	sd_bus_message_unref(reply);
+	printf("ok\n");
+	return 0;
+}
+
+static int client_main(int argc, char **argv)
+{
+	sd_bus *bus = NULL;
+	int r;
+
+	/* Unbuffered: a sanitizer that ends the process must not lose the answer */
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (sd_bus_open_system(&bus) < 0) {
+		printf("error errno: cannot connect to the bus\n");
+		return 1;
+	}
+	if (argc == 4 && !strcmp(argv[0], "open"))
+		r = client_open(bus, argv[1], argv[2], !strcmp(argv[3], "1"));
+	else if (argc == 4 && !strcmp(argv[0], "write"))
+		r = client_write(bus, argv[1], strtoul(argv[2], NULL, 10), !strcmp(argv[3], "1"));
+	else if (argc >= 1 && !strcmp(argv[0], "call"))
+		r = client_call(bus, argc - 1, argv + 1);
+	else {
+		printf("error usage: --client open PATH DESCRIPTOR WRITABLE | --client call METHOD ARGS...\n");
+		r = 2;
+	}
+	sd_bus_flush_close_unref(bus);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/famfs-bus-test-XXXXXX";
 	int r;
 
+	if (argc >= 2 && !strcmp(argv[1], "--client"))
+		return client_main(argc - 2, argv + 2);
+	if (readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1) < 0)
+		return 1;
 	g_test_init(&argc, &argv, NULL);
 	manager_exe = g_getenv("FAMFS_MANAGER");
 	famfsctl_exe = g_getenv("FAMFSCTL");
@@ -1933,6 +2467,10 @@ int main(int argc, char **argv)
 	g_test_add("/bus/auth/unprivileged", struct fixture, NULL, fixture_setup, test_unprivileged,
 		   fixture_teardown);
 	g_test_add("/bus/auth/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);
+	g_test_add("/bus/auth/permissions", struct fixture, NULL, fixture_setup, test_permissions,
+		   fixture_teardown);
+	g_test_add("/bus/auth/permissions-polkit", struct fixture, NULL, fixture_setup, test_permissions_polkit,
+		   fixture_teardown);
 	g_test_add_func("/bus/master-client", test_master_client);
 	g_test_add_data_func("/bus/reformat/mkfs", GINT_TO_POINTER(0), test_reformat);
 	g_test_add_data_func("/bus/reformat/mkfs-kill", GINT_TO_POINTER(1), test_reformat);
