@@ -89,28 +89,47 @@ static void take_interleave(struct fuzz_input *in, struct famfs_interleave_param
 	}
 }
 
-static int new_medium(uint64_t dev_size, uint64_t log_len, uint8_t **ret_base)
+/*
+ * One memory file for the whole run, so that the superblock region and the
+ * log stay resident: each input starts from a fresh file system made by
+ * zeroing what the last one wrote (the rest is checked to be zero anyway).
+ */
+#define META_MAX (FAMFS_LOG_OFFSET + 16 * MiB)
+static uint8_t *meta;          /* [0, META_MAX) of the memory file */
+static uint64_t dirty_log;     /* log bytes the last input may have written */
+
+static void new_medium(uint64_t dev_size, uint64_t log_len)
 {
 	struct famfs_superblock_params p = { .dev_size = dev_size, .log_len = log_len,
 					     .system_uuid = host_uuid, .dev_name = "/dev/dax0.0" };
 	struct famfs_superblock *sb;
-	uint8_t *base;
+	struct famfs_log_header *h;
 
-	if (fd < 0)
+	if (fd < 0) {
 		fd = fuzz_memfd("fuzz-create", dev_path, sizeof(dev_path));
-	if (ftruncate(fd, 0) < 0 || ftruncate(fd, dev_size) < 0)
+		if (ftruncate(fd, META_MAX) < 0)
+			fuzz_fail("ftruncate: %m");
+		meta = mmap(NULL, META_MAX, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (meta == MAP_FAILED)
+			fuzz_fail("mmap: %m");
+	}
+	if (ftruncate(fd, dev_size) < 0)   /* every size is past META_MAX */
 		fuzz_fail("ftruncate: %m");
-	base = mmap(NULL, famfs_data_start(log_len), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		fuzz_fail("mmap: %m");
-	sb = (struct famfs_superblock *)base;
+	memset(meta, 0, sizeof(*sb));
+	memset(meta + FAMFS_LOG_OFFSET, 0, dirty_log);
+	dirty_log = 16 * MiB;   /* until this input's end is known */
+
+	sb = (struct famfs_superblock *)meta;
 	famfs_superblock_init(sb, &p);
 	memset(sb->uuid, 0x11, 16);     /* repeatable runs */
 	memset(sb->dev_uuid, 0x22, 16);
 	sb->crc = famfs_superblock_crc(sb);
-	famfs_log_format(base + FAMFS_LOG_OFFSET, log_len);
-	*ret_base = base;
-	return 0;
+	/* famfs_log_format without zeroing what is zero already */
+	h = (struct famfs_log_header *)(meta + FAMFS_LOG_OFFSET);
+	h->magic = FAMFS_LOG_MAGIC;
+	h->len = log_len;
+	h->last_index = famfs_log_slots(log_len) - 1;
+	h->crc = famfs_log_header_crc(h);
 }
 
 static bool all_zero(const uint8_t *p, uint64_t len)
@@ -153,6 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct famfs_fs *fs = NULL;
 	struct famfs_err err = { 0 };
 	uint8_t *base, *before_log;
+	struct famfs_log_header *h;
 	uint8_t before_sb[4096];
 	uint64_t dev_size, log_len, used, old_next;
 	uint8_t sel, kind, n;
@@ -163,7 +183,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	log_len = (sel & 0x80) ? 16 * MiB : 8 * MiB;
 	if (famfs_data_start(log_len) > dev_size)
 		log_len = 8 * MiB;
-	new_medium(dev_size, log_len, &base);
+	new_medium(dev_size, log_len);
+	base = meta;
+	h = (struct famfs_log_header *)(base + FAMFS_LOG_OFFSET);
 	r = famfs_fs_open(dev_path, FAMFS_DEVICE_WRITE, host_uuid, &fs, &err);
 	if (r < 0)
 		fuzz_fail("cannot attach a fresh file system: %s", err.msg);
@@ -207,7 +229,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* What must not change if the request fails. */
 	memcpy(before_sb, base, sizeof(before_sb));
 	old_next = fs->log->next_index;
-	used = sizeof(struct famfs_log_header) + old_next * sizeof(struct famfs_log_entry);
+	used = sizeof(*h) + old_next * sizeof(struct famfs_log_entry);
 	before_log = malloc(used);
 	if (!before_log)
 		fuzz_fail("out of memory");
@@ -229,9 +251,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n ? "create_files" : "mkdir", n, dev_size >> 20, old_next, r, err.msg);
 	if (r == 0) {
 		require_clean(fs, n ? "create_files" : "mkdir");
-		if (n && fs->log->next_index != old_next + n)
+		if (n && h->next_index != old_next + n)
 			fuzz_fail("create_files of %u succeeded, the log grew by %" PRIu64, n,
-				  fs->log->next_index - old_next);
+				  h->next_index - old_next);
+		used = sizeof(*h) + h->next_index * sizeof(struct famfs_log_entry);
+		if (used > log_len || !all_zero(base + FAMFS_LOG_OFFSET + used, log_len - used))
+			fuzz_fail("request succeeded and wrote past the end of the log it advanced");
 	} else {
 		if (err.msg[0] == '\0')
 			fuzz_fail("request failed (%d) without a message", r);
@@ -242,8 +267,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !all_zero(base + FAMFS_LOG_OFFSET + used, log_len - used))
 			fuzz_fail("request failed (%s) and the log changed", err.msg);
 	}
+	dirty_log = h->next_index < famfs_log_slots(log_len) ?
+		sizeof(*h) + h->next_index * sizeof(struct famfs_log_entry) : log_len;
 	free(before_log);
 	famfs_fs_close(fs);
-	munmap(base, famfs_data_start(log_len));
 	return 0;
 }
