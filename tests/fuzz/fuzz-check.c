@@ -8,7 +8,8 @@
  * whose counts agree with each other.
  *
  * Head mode bit 0: famfs_check_view with only the superblock region and the
- * log readable; bit 1: FAMFS_CHECK_NO_CROSSLINKS.
+ * log readable; bit 1: FAMFS_CHECK_NO_CROSSLINKS; bit 2: also check the
+ * superblock region and log alone and require the same findings.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct famfs_check_report *r = NULL;
 	struct fuzz_image img;
 	uint64_t medium, readable, guard;
+	unsigned flags;
 	int rc;
 
 	if (!area) {
@@ -76,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_image_write(&in, area, AREA, &img);
 	medium = img.head.medium_size;
+	flags = (img.head.mode & 2) ? FAMFS_CHECK_NO_CROSSLINKS : 0;
 	readable = medium;
 	if ((img.head.mode & 1) || medium > AREA) {
 		const struct famfs_superblock *sb = (const void *)area;
@@ -89,11 +92,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (guard < AREA)
 		mprotect(area + guard, AREA - guard, PROT_NONE);
 
-	rc = famfs_check_view(area, readable, medium, (img.head.mode & 2) ? FAMFS_CHECK_NO_CROSSLINKS : 0, &r);
+	rc = famfs_check_view(area, readable, medium, flags, &r);
 	if (rc == 0)
 		check_report(r);
 	else if (rc != -EINVAL || (readable == medium || readable >= FAMFS_LOG_OFFSET + 48))
 		fuzz_fail("famfs_check_view returned %d", rc);
+
+	/* The metadata alone says as much as the whole medium when the log fits in it. */
+	if (rc == 0 && (img.head.mode & 4) && readable == medium && r->summary.superblock_valid &&
+	    famfs_data_start(r->summary.log_len) < medium) {
+		struct famfs_check_report *v = NULL;
+
+		if (famfs_check_view(area, famfs_data_start(r->summary.log_len), medium, flags, &v) < 0)
+			fuzz_fail("famfs_check_view of the metadata alone failed");
+		if (v->nfindings != r->nfindings || memcmp(v->per_code, r->per_code, sizeof(r->per_code)) != 0)
+			fuzz_fail("the metadata view finds %zu things, the whole medium %zu", v->nfindings,
+				  r->nfindings);
+		famfs_check_report_free(v);
+	}
 	famfs_check_report_free(r);
 
 	if (guard < AREA)

@@ -89,7 +89,7 @@ def images(fsck_dir, interop_dir):
 
 def seeds_check(fsck_dir, interop_dir):
     for name, (size, sb, hdr, entries) in images(fsck_dir, interop_dir):
-        yield name, image_bytes(size, sb, hdr, entries)
+        yield name, image_bytes(size, sb, hdr, entries, mode=4)
         yield name + "-view", image_bytes(size, sb, hdr, entries, mode=1)
 
 
