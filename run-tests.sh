@@ -2,9 +2,10 @@
 # Installs what is missing, builds, and runs every test suite: unit, fsck
 # corpus, interop fixtures, D-Bus, udev, kernel module in a VM, and the VM
 # benchmarks (replay and mmap bandwidth, figures printed); then the
-# user-space suites once more under AddressSanitizer and UBSan.
+# user-space suites once more under AddressSanitizer and UBSan, and the fuzz
+# targets (tests/fuzz) for 60 s each.
 #   ./run-tests.sh            everything
-#   ./run-tests.sh --quick    skip the VM suites and the sanitizer pass
+#   ./run-tests.sh --quick    skip the VM suites, the sanitizer pass and fuzzing
 set -eu
 cd "$(dirname "$0")"
 quick=0
@@ -43,5 +44,11 @@ else
 	ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		run_suites build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 			-Dkmod=disabled -Dvm_tests=disabled
+	# libFuzzer targets (tests/fuzz), clang with ASan and UBSan, each for a
+	# bounded time; a crash, leak or timeout fails the run.
+	suites="--suite fuzz"
+	CC=clang run_suites build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dkmod=disabled -Dvm_tests=disabled
+	grep -h '^# bench: fuzz' build-fuzz/meson-logs/testlog.txt || true
 fi
 exit $status

@@ -147,7 +147,8 @@ static int read_options(sd_bus_message *msg, const char *allowed, struct call_op
 		if (r < 0)
 			return r;
 		klen = strlen(key);
-		for (p = strstr(allowed, key); p; p = strstr(p + 1, key))
+		/* An empty key matches everywhere: it would walk strstr off the end. */
+		for (p = klen ? strstr(allowed, key) : NULL; p; p = strstr(p + 1, key))
 			if ((p == allowed || p[-1] == ' ') && (p[klen] == ' ' || p[klen] == '\0'))
 				break;
 		for (size_t i = 0; p && i < sizeof(option_types) / sizeof(option_types[0]); i++)
@@ -199,6 +200,13 @@ static int read_options(sd_bus_message *msg, const char *allowed, struct call_op
 	if (r < 0)
 		return r;
 	return sd_bus_message_exit_container(msg);
+}
+
+int bus_parse_options(sd_bus_message *msg, const char *allowed, sd_bus_error *e)
+{
+	struct call_opts o = {0};
+
+	return read_options(msg, allowed, &o, e);
 }
 
 static int check_mode(uint32_t mode, sd_bus_error *e, uint32_t kind, uint32_t *ret)

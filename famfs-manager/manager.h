@@ -252,6 +252,8 @@ void bus_schedule_flush(struct manager *m);
 /* Re-reads the fault counters (at most once a second) and announces a change. */
 void bus_update_faults(struct manager *m);
 int bus_error_from_errno(sd_bus_error *e, int r, const char *msg);
+/* The a{sv} options of a method call, allowed keys space separated (for the option fuzzer). */
+int bus_parse_options(sd_bus_message *msg, const char *allowed, sd_bus_error *e);
 
 /* auth.c */
 typedef int (*auth_continue_fn)(sd_bus_message *msg, struct manager *m, sd_bus_error *e);
