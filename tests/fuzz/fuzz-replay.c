@@ -82,8 +82,8 @@ static void replay_once(struct famfs_fs *fs, struct famfs_replay_result *res, in
 	*rc = famfs_fs_replay(fs, on_apply, NULL, res, &err);
 	if (*rc < 0 && err.msg[0] == '\0')
 		fuzz_fail("replay failed (%d) without a message", *rc);
-	if (*rc < 0 && *rc != -EIO)
-		fuzz_fail("replay failed with %d, not -EIO", *rc);
+	if (*rc < 0 && *rc != -EIO && *rc != -FAMFS_EMEDIUMCHANGED)
+		fuzz_fail("replay failed with %d, not -EIO or -FAMFS_EMEDIUMCHANGED", *rc);
 	if (fs->applied > famfs_log_slots(fs->layout.log_len))
 		fuzz_fail("cursor %" PRIu64 " past the log", fs->applied);
 	if (getenv("FUZZ_VERBOSE"))
@@ -255,8 +255,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			  res.stalled ? res.stall_msg : fs->last_rejected);
 
 	for (unsigned k = 0; k < nsteps && touchable; k++) {
+		bool was_changed = rc == -FAMFS_EMEDIUMCHANGED;
+		uint64_t applied_before = fs->applied;
+
 		touchable = apply_step(&steps[k], fs, base, mapped, medium);
 		replay_once(fs, &res, &rc);
+		/*
+		 * issue 11 §1: a medium change is for good (a shrunk image is refused
+		 * earlier, as unreadable), and a log that went backwards is one.
+		 */
+		if (touchable && was_changed && rc != -FAMFS_EMEDIUMCHANGED)
+			fuzz_fail("replay forgot that the medium changed: rc %d", rc);
+		if (touchable && steps[k].op % _OP_MAX == OP_REWIND && applied_before > 0 &&
+		    rc != -FAMFS_EMEDIUMCHANGED)
+			fuzz_fail("the log went back from %" PRIu64 " entries to 0, replay said %d", applied_before, rc);
 	}
 out:
 	famfs_check_report_free(report);
