@@ -72,6 +72,90 @@ struct famfs_fs *famfs_fs_close(struct famfs_fs *fs)
 	return NULL;
 }
 
+const struct famfs_device *famfs_fs_device(const struct famfs_fs *fs)
+{
+	return fs->dev;
+}
+
+const struct famfs_superblock *famfs_fs_superblock(const struct famfs_fs *fs)
+{
+	return fs->sb;
+}
+
+const struct famfs_log_header *famfs_fs_log_header(const struct famfs_fs *fs)
+{
+	return fs->log;
+}
+
+const struct famfs_layout *famfs_fs_layout(const struct famfs_fs *fs)
+{
+	return &fs->layout;
+}
+
+const struct famfs_allocator *famfs_fs_allocator(const struct famfs_fs *fs)
+{
+	return &fs->alloc;
+}
+
+struct famfs_ns *famfs_fs_namespace(const struct famfs_fs *fs)
+{
+	return fs->ns;
+}
+
+bool famfs_fs_is_master(const struct famfs_fs *fs)
+{
+	return fs->master;
+}
+
+uint64_t famfs_fs_applied(const struct famfs_fs *fs)
+{
+	return fs->applied;
+}
+
+void famfs_fs_get_stats(const struct famfs_fs *fs, struct famfs_fs_stats *ret)
+{
+	ret->replayed_total = fs->replayed_total;
+	ret->rejected_total = fs->rejected_total;
+	ret->crosslinked_units = fs->crosslinked_units;
+	ret->last_rejected_index = fs->last_rejected_index;
+	ret->last_rejected = fs->last_rejected;
+}
+
+const char *famfs_fs_medium_change(const struct famfs_fs *fs)
+{
+	return fs->medium_changed ? fs->medium_change : NULL;
+}
+
+bool famfs_fs_medium_change_is_log_reset(const struct famfs_fs *fs)
+{
+	return fs->medium_changed && fs->medium_change_is_log_reset;
+}
+
+int famfs_fs_use_metadata_view(struct famfs_fs *fs, uint8_t *view, struct famfs_err *err)
+{
+	const struct famfs_superblock *sb;
+	const struct famfs_log_header *lh;
+
+	if (!view) {
+		fs->sb = (struct famfs_superblock *)fs->dev->base;
+		fs->log = (struct famfs_log_header *)(fs->dev->base + FAMFS_LOG_OFFSET);
+		return 0;
+	}
+	sb = (const struct famfs_superblock *)view;
+	lh = (const struct famfs_log_header *)(view + FAMFS_LOG_OFFSET);
+	famfs_cache_invalidate(sb, sizeof(*sb));
+	famfs_cache_invalidate(lh, sizeof(*lh));
+	if (sb->magic != fs->sb_at_open.magic || memcmp(sb->uuid, fs->sb_at_open.uuid, 16) != 0 ||
+	    lh->magic != fs->log->magic || lh->len != fs->log->len ||
+	    lh->last_index != fs->log->last_index)
+		return famfs_err_set(err, -EILSEQ,
+				     "the metadata view does not show the superblock and log read from %s",
+				     fs->dev->path);
+	fs->sb = (struct famfs_superblock *)view;
+	fs->log = (struct famfs_log_header *)(view + FAMFS_LOG_OFFSET);
+	return 0;
+}
+
 int famfs_fs_lock(struct famfs_fs *fs, struct famfs_err *err)
 {
 	if (flock(fs->dev->fd, LOCK_EX) < 0)

@@ -60,6 +60,52 @@ int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_u
 struct famfs_fs *famfs_fs_close(struct famfs_fs *fs);
 
 /*
+ * What callers outside the library may know of an attached file system.
+ * The superblock and log header pointers are into the shared mapping (or
+ * the view given to famfs_fs_use_metadata_view): another host can change
+ * them at any time, so read them through a validated copy where it matters
+ * (famfs_fs_revalidate does).
+ */
+const struct famfs_device *famfs_fs_device(const struct famfs_fs *fs);
+const struct famfs_superblock *famfs_fs_superblock(const struct famfs_fs *fs);
+const struct famfs_log_header *famfs_fs_log_header(const struct famfs_fs *fs);
+/* The layout as validated at open (device size, log length, allocation unit). */
+const struct famfs_layout *famfs_fs_layout(const struct famfs_fs *fs);
+const struct famfs_allocator *famfs_fs_allocator(const struct famfs_fs *fs);
+struct famfs_ns *famfs_fs_namespace(const struct famfs_fs *fs);
+/* This host is the one the superblock names as the master. */
+bool famfs_fs_is_master(const struct famfs_fs *fs);
+/* Log entries [0, applied) have been read by the replay. */
+uint64_t famfs_fs_applied(const struct famfs_fs *fs);
+
+struct famfs_fs_stats {
+	uint64_t replayed_total;         /* entries applied over the fs's life */
+	uint64_t rejected_total;         /* intact entries refused for breaking a rule */
+	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */
+	int64_t last_rejected_index;     /* -1: none */
+	const char *last_rejected;       /* why; valid until the next replay */
+};
+void famfs_fs_get_stats(const struct famfs_fs *fs, struct famfs_fs_stats *ret);
+
+/*
+ * What famfs_fs_revalidate found changed ("superblock UUID changed from A
+ * to B: ..."), or NULL while the medium is the one that was opened.
+ */
+const char *famfs_fs_medium_change(const struct famfs_fs *fs);
+/* The change found was the log going backwards, the superblock intact. */
+bool famfs_fs_medium_change_is_log_reset(const struct famfs_fs *fs);
+
+/*
+ * Reads (and, on the master, appends to) the superblock and log through
+ * @view instead of the device mapping: @view holds the superblock at 0 and
+ * the log at FAMFS_LOG_OFFSET, as a kernel mount's .meta files do.  It must
+ * show the superblock and log header the file system was opened on
+ * (-EILSEQ otherwise, nothing switched).  NULL goes back to the device
+ * mapping.
+ */
+int famfs_fs_use_metadata_view(struct famfs_fs *fs, uint8_t *view, struct famfs_err *err);
+
+/*
  * Called for each entry applied to the namespace.  @entry is the validated
  * private copy; it is valid only during the call.
  */
