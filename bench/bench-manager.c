@@ -227,7 +227,7 @@ static void bench_attach(void)
 		t0 = now_ns();
 		r = fsys_attach(&m, img, &f);
 		v[i] = (now_ns() - t0) / 1e6;
-		if (r < 0 || !f->fs || fsys_count(f, false) != 15420) {
+		if (r < 0 || !f->bt.fs || fsys_count(f, false) != 15420) {
 			printf("attach: failed (%s)\n", r < 0 ? strerror(-r) : f->attach_error);
 			return;
 		}

@@ -41,9 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "kernel.h"
 #include "log.h"
-#include "manager.h"
+#include "logging.h"
 #include "medium-guard.h"
 
 #define KERNEL_STATFS_MAGIC      0x87b282feU   /* standalone famfs.ko */
@@ -432,12 +433,12 @@ int kernel_media_error(const char *mounts, const char *mountpoint, char *buf, si
 {
 	struct mntent *m;
 	int found = 0;
-	FILE *f;
+	FILE *mnt;
 
-	f = setmntent(mounts, "re");
-	if (!f)
+	mnt = setmntent(mounts, "re");
+	if (!mnt)
 		return -errno;
-	while (!found && (m = getmntent(f))) {
+	while (!found && (m = getmntent(mnt))) {
 		uint64_t off, size;
 
 		if (strcmp(m->mnt_dir, mountpoint) != 0 || strcmp(m->mnt_type, "famfs") != 0 ||
@@ -455,17 +456,17 @@ int kernel_media_error(const char *mounts, const char *mountpoint, char *buf, si
 				 ", length 0x%" PRIx64 ": every read, write and fault on %s fails with EIO",
 				 off, size, mountpoint);
 	}
-	endmntent(f);
+	endmntent(mnt);
 	return found;
 }
 
-static int kernel_mount_media_error(struct fsys *f, char *buf, size_t len)
+static int kernel_mount_media_error(struct backend_target *t, char *buf, size_t len)
 {
-	const struct kstate *ks = f->backend_data;
+	const struct kstate *ks = t->data;
 
 	if (!ks || !ks->ready)
 		return 0;
-	return kernel_media_error("/proc/self/mounts", f->mountpoint, buf, len);
+	return kernel_media_error("/proc/self/mounts", t->mountpoint, buf, len);
 }
 
 /* Counting is off until someone enables it; enabling clears the counters. */
@@ -549,14 +550,14 @@ static bool is_famfs_dir(int fd)
 
 /* ---- instantiating ---------------------------------------------------- */
 
-static uint32_t file_mode(const struct fsys *f, uint32_t mode)
+static uint32_t file_mode(const struct backend_target *t, uint32_t mode)
 {
 	mode &= 07777;
-	return f->fs->master ? mode : mode & ~0222u;
+	return t->fs->master ? mode : mode & ~0222u;
 }
 
 __attribute__((format(printf, 4, 5)))
-static int conflict(struct fsys *f, struct kstate *ks, struct famfs_err *err, const char *fmt, ...)
+static int conflict(struct backend_target *t, struct kstate *ks, struct famfs_err *err, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[FAMFS_ERR_MSG_MAX];
@@ -570,11 +571,11 @@ static int conflict(struct fsys *f, struct kstate *ks, struct famfs_err *err, co
 	return famfs_err_set(err, -EEXIST, "%s", msg);
 }
 
-static int compare_owner(struct fsys *f, struct kstate *ks, const char *rel, const struct stat *st,
+static int compare_owner(struct backend_target *t, struct kstate *ks, const char *rel, const struct stat *st,
 			 uint32_t mode, uint32_t uid, uint32_t gid, struct famfs_err *err)
 {
 	if ((st->st_mode & 07777) != mode || st->st_uid != uid || st->st_gid != gid)
-		return conflict(f, ks, err,
+		return conflict(t, ks, err,
 				"\"%s\" is in the mount with mode %04o owner %u:%u, the log says %04o %u:%u",
 				rel, (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid,
 				(unsigned)st->st_gid, mode, uid, gid);
@@ -643,10 +644,10 @@ static void parent_cache_drop(struct kstate *ks)
  * kernel a map into the metadata or for another name.  (No second CRC
  * pass there: see famfs_fs_copy_entry.)
  */
-static int item_fill(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, struct kernel_item *it,
+static int item_fill(struct backend_target *t, uint32_t node, const struct famfs_log_entry *e, struct kernel_item *it,
 		     struct famfs_err *err)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_ns_node *n = famfs_ns_node(t->fs->ns, node);
 	struct famfs_log_entry copy;
 	int r;
 
@@ -659,12 +660,12 @@ static int item_fill(struct fsys *f, uint32_t node, const struct famfs_log_entry
 	it->parent = n->parent;
 	it->name_off = n->name_off;
 	it->dir = n->kind == FAMFS_NS_DIR;
-	it->mode = it->dir ? n->mode & 07777 : file_mode(f, n->mode);
+	it->mode = it->dir ? n->mode & 07777 : file_mode(t, n->mode);
 	it->uid = n->uid;
 	it->gid = n->gid;
 	if (it->dir)
 		return 0;
-	r = e ? 0 : famfs_fs_copy_entry(f->fs, node, &copy, err);
+	r = e ? 0 : famfs_fs_copy_entry(t->fs, node, &copy, err);
 	if (r == 0)
 		r = kernel_fmap_from_entry(e ? e : &copy, &it->map, err);
 	if (r < 0)
@@ -672,7 +673,7 @@ static int item_fill(struct fsys *f, uint32_t node, const struct famfs_log_entry
 	return r;
 }
 
-static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct kernel_item *it,
+static int instantiate_dir(struct backend_target *t, struct kstate *ks, const struct kernel_item *it,
 			   struct famfs_err *err)
 {
 	bool owned;
@@ -695,9 +696,9 @@ static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct kerne
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			r = famfs_err_set(err, -errno, "\"%s\": %s", it->path, strerror(errno));
 		else if (!S_ISDIR(st.st_mode))
-			r = conflict(f, ks, err, "\"%s\" is a directory in the log but not in the mount", it->path);
+			r = conflict(t, ks, err, "\"%s\" is a directory in the log but not in the mount", it->path);
 		else
-			r = compare_owner(f, ks, it->path, &st, it->mode, it->uid, it->gid, err);
+			r = compare_owner(t, ks, it->path, &st, it->mode, it->uid, it->gid, err);
 		if (r == 0)
 			ks->st.existed++;
 	} else {
@@ -710,7 +711,7 @@ static int instantiate_dir(struct fsys *f, struct kstate *ks, const struct kerne
 }
 
 /* An existing file: its map and its owner must be what the log says. */
-static int verify_file(struct fsys *f, struct kstate *ks, const struct kernel_item *it, struct famfs_err *err)
+static int verify_file(struct backend_target *t, struct kstate *ks, const struct kernel_item *it, struct famfs_err *err)
 {
 	struct famfs_ioc_get_fmap got;
 	struct famfs_err e2 = {0};
@@ -720,26 +721,26 @@ static int verify_file(struct fsys *f, struct kstate *ks, const struct kernel_it
 
 	fd = open_beneath(ks->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
 	if (fd < 0)
-		return conflict(f, ks, err, "\"%s\" is in the mount but cannot be opened: %s", rel,
+		return conflict(t, ks, err, "\"%s\" is in the mount but cannot be opened: %s", rel,
 				strerror(-fd));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return conflict(f, ks, err, "\"%s\" is a file in the log but not a regular file in the mount", rel);
+		return conflict(t, ks, err, "\"%s\" is a file in the log but not a regular file in the mount", rel);
 	}
 	memset(&got, 0, sizeof(got));
 	if (ioctl(fd, FAMFSIOC_MAP_GET_V2, &got) < 0) {
 		r = errno;
 		close(fd);
-		return conflict(f, ks, err, "\"%s\" is in the mount without a famfs map (%s)", rel, strerror(r));
+		return conflict(t, ks, err, "\"%s\" is in the mount without a famfs map (%s)", rel, strerror(r));
 	}
 	close(fd);
 	if (kernel_fmap_compare(&got, &it->map, &e2) < 0)
-		return conflict(f, ks, err, "\"%s\" differs from its log entry: %s", rel, e2.msg);
-	return compare_owner(f, ks, rel, &st, it->mode, it->uid, it->gid, err);
+		return conflict(t, ks, err, "\"%s\" differs from its log entry: %s", rel, e2.msg);
+	return compare_owner(t, ks, rel, &st, it->mode, it->uid, it->gid, err);
 }
 
 /* One file without MKFILES: open(O_CREAT | O_EXCL), fchown, fchmod, MAP_CREATE_V2, close. */
-static int create_by_open(struct fsys *f, struct kstate *ks, const struct kernel_item *it, int dfd,
+static int create_by_open(struct backend_target *t, struct kstate *ks, const struct kernel_item *it, int dfd,
 			  const char *name, bool owned, struct famfs_err *err)
 {
 	bool fix_owner, fix_mode;
@@ -747,7 +748,7 @@ static int create_by_open(struct fsys *f, struct kstate *ks, const struct kernel
 
 	fd = openat(dfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, it->mode);
 	if (fd < 0 && errno == EEXIST) {
-		r = verify_file(f, ks, it, err);
+		r = verify_file(t, ks, it, err);
 		if (r == 0)
 			ks->st.existed++;
 		return r;
@@ -784,7 +785,7 @@ static int create_by_open(struct fsys *f, struct kstate *ks, const struct kernel
  * count each failure (attach); otherwise the batch holds one file and its
  * result is returned, with @err, for the caller to count.
  */
-static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report, struct famfs_err *err)
+static int mkfiles_flush(struct backend_target *t, struct kstate *ks, int dfd, bool report, struct famfs_err *err)
 {
 	uint32_t count = ks->batch ? kernel_mkfiles_count(ks->batch) : 0;
 	const struct kernel_fmap *km;
@@ -795,7 +796,7 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 	call = kernel_mkfiles_submit(ks->batch, dfd);
 	if (call == -ENOTTY) {
 		fprintf(stderr, "%s: famfs.ko has no MKFILES ioctl; creating files one at a time\n",
-			f->mountpoint);
+			t->mountpoint);
 		ks->mkfiles = false;
 	}
 	for (uint32_t i = 0; i < count; i++) {
@@ -806,11 +807,11 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 		r = kernel_mkfiles_result(ks->batch, i, &tag, &km);
 		it = tag;
 		if (call < 0) {
-			r = create_by_open(f, ks, it, dfd, it->path + it->name_off, !report, &e);
+			r = create_by_open(t, ks, it, dfd, it->path + it->name_off, !report, &e);
 		} else if (r == 0) {
 			ks->st.created++;
 		} else if (r == -EEXIST) {
-			r = verify_file(f, ks, it, &e);
+			r = verify_file(t, ks, it, &e);
 			if (r == 0)
 				ks->st.existed++;
 		} else {
@@ -820,7 +821,7 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 		if (!report) {
 			*err = e;
 		} else if (r < 0) {
-			manager_log("%s: %s", f->mountpoint, e.msg);
+			manager_log("%s: %s", t->mountpoint, e.msg);
 			if (r != -EEXIST)
 				ks->st.errors++;
 		}
@@ -830,7 +831,7 @@ static int mkfiles_flush(struct fsys *f, struct kstate *ks, int dfd, bool report
 }
 
 /* 1: queued for the next MKFILES call (attach); 0 or -errno: done. */
-static int instantiate_file(struct fsys *f, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
+static int instantiate_file(struct backend_target *t, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
 {
 	const char *name;
 	bool owned;
@@ -844,9 +845,9 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, struct kernel_ite
 	    kernel_mkfiles_add(ks->batch, it->parent, it, name, it->mode, it->uid, it->gid, &it->map)) {
 		if (!owned)
 			return 1;
-		r = mkfiles_flush(f, ks, dfd, false, err);
+		r = mkfiles_flush(t, ks, dfd, false, err);
 	} else {
-		r = create_by_open(f, ks, it, dfd, name, owned, err);
+		r = create_by_open(t, ks, it, dfd, name, owned, err);
 	}
 	if (owned)
 		close(dfd);
@@ -857,15 +858,15 @@ static int instantiate_file(struct fsys *f, struct kstate *ks, struct kernel_ite
  * Makes @it in the mount (or, during attach, may queue it for the next
  * MKFILES call: it must then stay where it is until that batch is sent).
  */
-static int instantiate_item(struct fsys *f, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
+static int instantiate_item(struct backend_target *t, struct kstate *ks, struct kernel_item *it, struct famfs_err *err)
 {
 	uint32_t queued = ks->batch ? kernel_mkfiles_count(ks->batch) : 0;
 	int r;
 
 	/* The queue's directory is the cached parent until parent_fd moves on. */
 	if (queued && (it->dir || it->parent != kernel_mkfiles_parent(ks->batch) || queued == KERNEL_MKFILES_MAX))
-		mkfiles_flush(f, ks, ks->pfd, true, NULL);
-	r = it->dir ? instantiate_dir(f, ks, it, err) : instantiate_file(f, ks, it, err);
+		mkfiles_flush(t, ks, ks->pfd, true, NULL);
+	r = it->dir ? instantiate_dir(t, ks, it, err) : instantiate_file(t, ks, it, err);
 	if (r > 0)
 		return 0;
 	if (r < 0 && r != -EEXIST)
@@ -874,23 +875,23 @@ static int instantiate_item(struct fsys *f, struct kstate *ks, struct kernel_ite
 }
 
 /* Makes every item in the queue, reporting failures; waits for more when @wait. */
-static void consume_queue(struct fsys *f, struct kstate *ks, bool wait)
+static void consume_queue(struct backend_target *t, struct kstate *ks, bool wait)
 {
 	struct kernel_item *it;
 
 	while ((it = kernel_queue_next(ks->queue, wait)) != NULL) {
 		struct famfs_err e = {0};
 
-		if (instantiate_item(f, ks, it, &e) < 0)
-			manager_log("%s: %s", f->mountpoint, e.msg);
+		if (instantiate_item(t, ks, it, &e) < 0)
+			manager_log("%s: %s", t->mountpoint, e.msg);
 		kernel_queue_release(ks->queue, ks->batch ? kernel_mkfiles_count(ks->batch) : 0);
 	}
 }
 
 /* The last batch, and the directory cache, once no more items come. */
-static void consume_end(struct fsys *f, struct kstate *ks)
+static void consume_end(struct backend_target *t, struct kstate *ks)
 {
-	mkfiles_flush(f, ks, ks->pfd, true, NULL);
+	mkfiles_flush(t, ks, ks->pfd, true, NULL);
 	kernel_queue_release(ks->queue, 0);
 	parent_cache_drop(ks);
 }
@@ -902,16 +903,16 @@ static void consume_end(struct fsys *f, struct kstate *ks)
  */
 static void *instantiate_thread(void *arg)
 {
-	struct fsys *f = arg;
-	struct kstate *ks = f->backend_data;
+	struct backend_target *t = arg;
+	struct kstate *ks = t->data;
 
-	consume_queue(f, ks, true);
-	consume_end(f, ks);
+	consume_queue(t, ks, true);
+	consume_end(t, ks);
 	return NULL;
 }
 
 /* Fills the next free slot of the queue with @node and publishes it. */
-static int queue_node(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
+static int queue_node(struct backend_target *t, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
 		      struct famfs_err *err)
 {
 	struct kernel_item *it = kernel_queue_reserve(ks->queue);
@@ -919,25 +920,25 @@ static int queue_node(struct fsys *f, struct kstate *ks, uint32_t node, const st
 
 	if (!it)
 		return famfs_err_set(err, -ENOBUFS, "the instantiation queue is full or closed");
-	r = item_fill(f, node, e, it, err);
+	r = item_fill(t, node, e, it, err);
 	if (r == 0)
 		kernel_queue_commit(ks->queue);
 	return r;
 }
 
 /* Outside attach: @node is made right away, with its result returned. */
-static int do_instantiate(struct fsys *f, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
+static int do_instantiate(struct backend_target *t, struct kstate *ks, uint32_t node, const struct famfs_log_entry *e,
 			  struct famfs_err *err)
 {
 	struct kernel_item it;
 	int r;
 
-	r = item_fill(f, node, e, &it, err);
+	r = item_fill(t, node, e, &it, err);
 	if (r < 0) {
 		ks->st.errors++;
 		return r;
 	}
-	return instantiate_item(f, ks, &it, err);
+	return instantiate_item(t, ks, &it, err);
 }
 
 /* ---- the adopt record ---------------------------------------------------- */
@@ -956,9 +957,9 @@ static int mount_identity(struct kstate *ks, uint64_t *mnt_id, uint64_t *dev)
 }
 
 /* The inode and ctime of directory @node in the mount, now. */
-static int dir_now(struct fsys *f, struct kstate *ks, uint32_t node, struct kstate_dir *ret)
+static int dir_now(struct backend_target *t, struct kstate *ks, uint32_t node, struct kstate_dir *ret)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_ns_node *n = famfs_ns_node(t->fs->ns, node);
 	struct stat st;
 	int fd, r;
 
@@ -1007,7 +1008,7 @@ static void state_distrust(struct kstate *ks)
 	}
 }
 
-static int state_add_dir(struct fsys *f, struct kstate *ks, uint32_t node)
+static int state_add_dir(struct backend_target *t, struct kstate *ks, uint32_t node)
 {
 	if (ks->sh.ndirs == ks->dirs_cap) {
 		uint32_t cap = ks->dirs_cap ? ks->dirs_cap * 2 : 16;
@@ -1021,14 +1022,14 @@ static int state_add_dir(struct fsys *f, struct kstate *ks, uint32_t node)
 		ks->dirs = d;
 		ks->dirs_cap = cap;
 	}
-	if (dir_now(f, ks, node, &ks->dirs[ks->sh.ndirs]) < 0)
+	if (dir_now(t, ks, node, &ks->dirs[ks->sh.ndirs]) < 0)
 		return -EIO;
 	ks->sh.ndirs++;
 	return 0;
 }
 
 /* Records the mount as it is now: nodes [0, @nodes_done) match the log. */
-static void state_record(struct fsys *f, struct kstate *ks, uint32_t nodes_done)
+static void state_record(struct backend_target *t, struct kstate *ks, uint32_t nodes_done)
 {
 	const struct famfs_ns_node *n;
 
@@ -1036,11 +1037,11 @@ static void state_record(struct fsys *f, struct kstate *ks, uint32_t nodes_done)
 		return;
 	memset(&ks->sh, 0, sizeof(ks->sh));
 	memcpy(ks->sh.magic, KERNEL_STATE_MAGIC, sizeof(ks->sh.magic));
-	memcpy(ks->sh.uuid, f->fs->sb->uuid, sizeof(ks->sh.uuid));
-	if (mount_identity(ks, &ks->sh.mnt_id, &ks->sh.dev) < 0 || state_add_dir(f, ks, FAMFS_NS_ROOT) < 0)
+	memcpy(ks->sh.uuid, t->fs->sb->uuid, sizeof(ks->sh.uuid));
+	if (mount_identity(ks, &ks->sh.mnt_id, &ks->sh.dev) < 0 || state_add_dir(t, ks, FAMFS_NS_ROOT) < 0)
 		nodes_done = 0;
-	for (uint32_t id = 1; nodes_done && id < nodes_done && (n = famfs_ns_node(f->fs->ns, id)); id++)
-		if (n->kind == FAMFS_NS_DIR && state_add_dir(f, ks, id) < 0)
+	for (uint32_t id = 1; nodes_done && id < nodes_done && (n = famfs_ns_node(t->fs->ns, id)); id++)
+		if (n->kind == FAMFS_NS_DIR && state_add_dir(t, ks, id) < 0)
 			nodes_done = 0;
 	if (!nodes_done)
 		ks->sh.ndirs = 0;
@@ -1048,11 +1049,11 @@ static void state_record(struct fsys *f, struct kstate *ks, uint32_t nodes_done)
 	state_write(ks);
 }
 
-static void state_open(struct fsys *f, struct kstate *ks)
+static void state_open(struct backend_target *t, struct kstate *ks)
 {
-	if (!f->uuid[0] || (mkdir(KERNEL_STATE_DIR, 0700) < 0 && errno != EEXIST))
+	if (!t->uuid[0] || (mkdir(KERNEL_STATE_DIR, 0700) < 0 && errno != EEXIST))
 		return;
-	snprintf(ks->state_path, sizeof(ks->state_path), "%s/kernel-%s.state", KERNEL_STATE_DIR, f->uuid);
+	snprintf(ks->state_path, sizeof(ks->state_path), "%s/kernel-%s.state", KERNEL_STATE_DIR, t->uuid);
 	ks->state_fd = open(ks->state_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
@@ -1062,7 +1063,7 @@ static void state_open(struct fsys *f, struct kstate *ks)
  * this one unmounts it at detach and shutdown as if it had.  A famfs mount
  * someone else made has no such record and is left alone.
  */
-static bool state_names_this_mount(struct fsys *f, struct kstate *ks)
+static bool state_names_this_mount(struct backend_target *t, struct kstate *ks)
 {
 	struct kstate_hdr h;
 	uint64_t mnt_id, dev;
@@ -1070,7 +1071,7 @@ static bool state_names_this_mount(struct fsys *f, struct kstate *ks)
 	if (ks->state_fd < 0 || pread(ks->state_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		return false;
 	return memcmp(h.magic, KERNEL_STATE_MAGIC, sizeof(h.magic)) == 0 &&
-	       memcmp(h.uuid, f->fs->sb->uuid, sizeof(h.uuid)) == 0 &&
+	       memcmp(h.uuid, t->fs->sb->uuid, sizeof(h.uuid)) == 0 &&
 	       mount_identity(ks, &mnt_id, &dev) == 0 && mnt_id == h.mnt_id && dev == h.dev;
 }
 
@@ -1079,7 +1080,7 @@ static bool state_names_this_mount(struct fsys *f, struct kstate *ks)
  * 0 when the record is missing, from another mount, or any of its
  * directories changed.
  */
-static uint32_t state_trusted(struct fsys *f, struct kstate *ks, uint32_t nnodes)
+static uint32_t state_trusted(struct backend_target *t, struct kstate *ks, uint32_t nnodes)
 {
 	struct kstate_hdr h;
 	struct kstate_dir *d, now;
@@ -1092,11 +1093,11 @@ static uint32_t state_trusted(struct fsys *f, struct kstate *ks, uint32_t nnodes
 		return 0;
 	if (memcmp(h.magic, KERNEL_STATE_MAGIC, sizeof(h.magic)) != 0 || h.nodes_done < 2 ||
 	    h.nodes_done > nnodes || h.ndirs < 1 || h.ndirs > KERNEL_STATE_MAX_DIRS ||
-	    memcmp(h.uuid, f->fs->sb->uuid, sizeof(h.uuid)) != 0 ||
+	    memcmp(h.uuid, t->fs->sb->uuid, sizeof(h.uuid)) != 0 ||
 	    mount_identity(ks, &mnt_id, &dev) < 0 || mnt_id != h.mnt_id || dev != h.dev)
 		return 0;
 	for (uint32_t id = 1; id < h.nodes_done; id++) {
-		n = famfs_ns_node(f->fs->ns, id);
+		n = famfs_ns_node(t->fs->ns, id);
 		if (!n)
 			return 0;
 		ndirs += n->kind == FAMFS_NS_DIR;
@@ -1112,7 +1113,7 @@ static uint32_t state_trusted(struct fsys *f, struct kstate *ks, uint32_t nnodes
 	/* Records in node order, root first: each directory once. */
 	for (uint32_t i = 0; i < h.ndirs; i++) {
 		if (d[i].node >= h.nodes_done || (i == 0) != (d[i].node == FAMFS_NS_ROOT) ||
-		    (i > 0 && d[i].node <= d[i - 1].node) || dir_now(f, ks, d[i].node, &now) < 0 ||
+		    (i > 0 && d[i].node <= d[i - 1].node) || dir_now(t, ks, d[i].node, &now) < 0 ||
 		    now.ino != d[i].ino || now.ctime_sec != d[i].ctime_sec || now.ctime_nsec != d[i].ctime_nsec)
 			goto out;
 	}
@@ -1130,10 +1131,10 @@ static struct kstate_dir *state_find_dir(struct kstate *ks, uint32_t node)
 	return NULL;
 }
 
-static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
+static int kernel_instantiate(struct backend_target *t, uint32_t node, const struct famfs_log_entry *e,
 			      struct famfs_err *err)
 {
-	struct kstate *ks = f->backend_data;
+	struct kstate *ks = t->data;
 	const struct famfs_ns_node *n;
 	struct kstate_dir *pd, now;
 	bool track;
@@ -1141,12 +1142,12 @@ static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_
 
 	if (!ks)
 		return 0;
-	n = famfs_ns_node(f->fs->ns, node);
+	n = famfs_ns_node(t->fs->ns, node);
 	if (!n || node == FAMFS_NS_ROOT)
 		return 0;
 	if (ks->streaming) {
 		/* The replay at attach: the worker makes it. */
-		r = queue_node(f, ks, node, e, err);
+		r = queue_node(t, ks, node, e, err);
 		if (r < 0)
 			ks->fill_errors++;
 		return r;
@@ -1158,11 +1159,11 @@ static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_
 	 * directory is as we left it. */
 	pd = state_find_dir(ks, n->parent);
 	track = ks->state_fd >= 0 && ks->sh.nodes_done == node && pd &&
-		dir_now(f, ks, n->parent, &now) == 0 && now.ino == pd->ino &&
+		dir_now(t, ks, n->parent, &now) == 0 && now.ino == pd->ino &&
 		now.ctime_sec == pd->ctime_sec && now.ctime_nsec == pd->ctime_nsec;
-	r = do_instantiate(f, ks, node, e, err);
-	if (!track || r < 0 || dir_now(f, ks, n->parent, pd) < 0 ||
-	    (n->kind == FAMFS_NS_DIR && state_add_dir(f, ks, node) < 0)) {
+	r = do_instantiate(t, ks, node, e, err);
+	if (!track || r < 0 || dir_now(t, ks, n->parent, pd) < 0 ||
+	    (n->kind == FAMFS_NS_DIR && state_add_dir(t, ks, node) < 0)) {
 		state_distrust(ks);
 		return r;
 	}
@@ -1173,7 +1174,7 @@ static int kernel_instantiate(struct fsys *f, uint32_t node, const struct famfs_
 
 /* ---- .meta ------------------------------------------------------------- */
 
-static int make_meta_file(struct fsys *f, struct kstate *ks, const char *rel, uint32_t type,
+static int make_meta_file(struct backend_target *t, struct kstate *ks, const char *rel, uint32_t type,
 			  uint64_t offset, uint64_t len, mode_t mode, struct famfs_err *err)
 {
 	struct famfs_ioc_get_fmap got;
@@ -1198,7 +1199,7 @@ static int make_meta_file(struct fsys *f, struct kstate *ks, const char *rel, ui
 		return 0;
 	}
 	if (fd != -EEXIST)
-		return famfs_err_set(err, fd, "cannot create %s in %s: %s", rel, f->mountpoint, strerror(-fd));
+		return famfs_err_set(err, fd, "cannot create %s in %s: %s", rel, t->mountpoint, strerror(-fd));
 	fd = open_beneath(ks->root, rel, O_RDONLY | O_NOCTTY, 0);
 	if (fd < 0)
 		return famfs_err_set(err, fd, "cannot open %s: %s", rel, strerror(-fd));
@@ -1211,24 +1212,24 @@ static int make_meta_file(struct fsys *f, struct kstate *ks, const char *rel, ui
 	return r;
 }
 
-static int make_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
+static int make_meta(struct backend_target *t, struct kstate *ks, struct famfs_err *err)
 {
 	int dfd, r;
 
 	dfd = open_beneath(ks->root, ".", O_PATH | O_DIRECTORY, 0);
 	if (dfd < 0)
-		return famfs_err_set(err, dfd, "cannot open %s: %s", f->mountpoint, strerror(-dfd));
+		return famfs_err_set(err, dfd, "cannot open %s: %s", t->mountpoint, strerror(-dfd));
 	if (mkdirat(dfd, ".meta", 0700) < 0 && errno != EEXIST) {
 		r = -errno;
 		close(dfd);
-		return famfs_err_set(err, r, "cannot create %s/.meta: %s", f->mountpoint, strerror(-r));
+		return famfs_err_set(err, r, "cannot create %s/.meta: %s", t->mountpoint, strerror(-r));
 	}
 	close(dfd);
-	r = make_meta_file(f, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, err);
+	r = make_meta_file(t, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, err);
 	if (r < 0)
 		return r;
-	return make_meta_file(f, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, f->fs->layout.log_len,
-			      f->fs->master ? 0644 : 0444, err);
+	return make_meta_file(t, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, t->fs->layout.log_len,
+			      t->fs->master ? 0644 : 0444, err);
 }
 
 /*
@@ -1238,11 +1239,11 @@ static int make_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
  * whole PMDs.  The checks read this view (kernel_medium_view) rather than
  * the device mapping, whose page cache the DAX writes never reach.
  */
-static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *err)
+static int switch_to_meta(struct backend_target *t, struct kstate *ks, struct famfs_err *err)
 {
-	int prot = f->fs->master && f->fs->dev->writable ? PROT_READ | PROT_WRITE : PROT_READ;
+	int prot = t->fs->master && t->fs->dev->writable ? PROT_READ | PROT_WRITE : PROT_READ;
 	const size_t align = 2u << 20;
-	size_t log_len = f->fs->layout.log_len, span = FAMFS_LOG_OFFSET + log_len;
+	size_t log_len = t->fs->layout.log_len, span = FAMFS_LOG_OFFSET + log_len;
 	struct famfs_superblock *sb;
 	struct famfs_log_header *lh;
 	uint8_t *res, *view;
@@ -1277,23 +1278,23 @@ static int switch_to_meta(struct fsys *f, struct kstate *ks, struct famfs_err *e
 		return famfs_err_set(err, -errno, "cannot map .meta/.log: %s", strerror(errno));
 	sb = (struct famfs_superblock *)view;
 	lh = (struct famfs_log_header *)(view + FAMFS_LOG_OFFSET);
-	if (sb->magic != f->fs->sb->magic || memcmp(sb->uuid, f->fs->sb->uuid, 16) != 0 ||
-	    lh->magic != f->fs->log->magic || lh->len != f->fs->log->len ||
-	    lh->last_index != f->fs->log->last_index)
+	if (sb->magic != t->fs->sb->magic || memcmp(sb->uuid, t->fs->sb->uuid, 16) != 0 ||
+	    lh->magic != t->fs->log->magic || lh->len != t->fs->log->len ||
+	    lh->last_index != t->fs->log->last_index)
 		return famfs_err_set(err, -EILSEQ,
 				     "the mount's .meta files do not show the superblock and log read from %s",
-				     f->device);
-	ks->dev_sb = f->fs->sb;
-	ks->dev_log = f->fs->log;
-	f->fs->sb = sb;
-	f->fs->log = lh;
+				     t->device);
+	ks->dev_sb = t->fs->sb;
+	ks->dev_log = t->fs->log;
+	t->fs->sb = sb;
+	t->fs->log = lh;
 	return 0;
 }
 
 /* ---- attach / detach --------------------------------------------------- */
 
 /* Waits for the worker of a streaming attach, if one runs. */
-static void stop_streaming(struct fsys *f, struct kstate *ks)
+static void stop_streaming(struct backend_target *t, struct kstate *ks)
 {
 	if (!ks->streaming)
 		return;
@@ -1303,12 +1304,12 @@ static void stop_streaming(struct fsys *f, struct kstate *ks)
 	ks->st.errors += ks->fill_errors;
 }
 
-static void release(struct fsys *f, struct kstate *ks)
+static void release(struct backend_target *t, struct kstate *ks)
 {
-	stop_streaming(f, ks);
+	stop_streaming(t, ks);
 	if (ks->dev_sb) {
-		f->fs->sb = ks->dev_sb;
-		f->fs->log = ks->dev_log;
+		t->fs->sb = ks->dev_sb;
+		t->fs->log = ks->dev_log;
 	}
 	if (ks->view) {
 		medium_guard_remove(ks->view);
@@ -1326,12 +1327,12 @@ static void release(struct fsys *f, struct kstate *ks)
 	kernel_queue_free(ks->queue);
 	if (ks->root >= 0)
 		close(ks->root);
-	if (ks->mounted && umount2(f->mountpoint, 0) < 0) {
-		fprintf(stderr, "%s: cannot unmount (%s); detaching it lazily\n", f->mountpoint, strerror(errno));
-		(void)umount2(f->mountpoint, MNT_DETACH);
+	if (ks->mounted && umount2(t->mountpoint, 0) < 0) {
+		fprintf(stderr, "%s: cannot unmount (%s); detaching it lazily\n", t->mountpoint, strerror(errno));
+		(void)umount2(t->mountpoint, MNT_DETACH);
 	}
 	free(ks);
-	f->backend_data = NULL;
+	t->data = NULL;
 }
 
 /*
@@ -1342,7 +1343,7 @@ static void release(struct fsys *f, struct kstate *ks)
  * kernel_attach waits for it.  An adopted mount is compared with its
  * record once the whole log is known, in kernel_attach.
  */
-static int kernel_prepare(struct fsys *f, struct famfs_err *err)
+static int kernel_prepare(struct backend_target *t, struct famfs_err *err)
 {
 	struct kstate *ks;
 	uint64_t t0 = mono_usec();
@@ -1356,19 +1357,19 @@ static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 	ks->state_fd = -1;
 	ks->batch = kernel_mkfiles_new();
 	ks->mkfiles = ks->batch != NULL;
-	f->backend_data = ks;
-	if (!f->mountpoint || f->mountpoint[0] != '/') {
+	t->data = ks;
+	if (!t->mountpoint || t->mountpoint[0] != '/') {
 		r = famfs_err_set(err, -EINVAL, "no mount point");
 		goto fail;
 	}
-	r = mkdir_p(f->mountpoint, 0755);
+	r = mkdir_p(t->mountpoint, 0755);
 	if (r < 0) {
-		famfs_err_set(err, r, "cannot create %s: %s", f->mountpoint, strerror(-r));
+		famfs_err_set(err, r, "cannot create %s: %s", t->mountpoint, strerror(-r));
 		goto fail;
 	}
-	ks->root = open(f->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ks->root = open(t->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ks->root < 0) {
-		r = famfs_err_set(err, -errno, "cannot open %s: %s", f->mountpoint, strerror(errno));
+		r = famfs_err_set(err, -errno, "cannot open %s: %s", t->mountpoint, strerror(errno));
 		goto fail;
 	}
 	if (is_famfs_dir(ks->root)) {
@@ -1377,23 +1378,23 @@ static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 	} else {
 		close(ks->root);
 		ks->root = -1;
-		if (mount(f->device, f->mountpoint, "famfs", KERNEL_MOUNT_FLAGS, "") < 0) {
-			r = famfs_err_set(err, -errno, "mount -t famfs %s %s: %s", f->device, f->mountpoint,
+		if (mount(t->device, t->mountpoint, "famfs", KERNEL_MOUNT_FLAGS, "") < 0) {
+			r = famfs_err_set(err, -errno, "mount -t famfs %s %s: %s", t->device, t->mountpoint,
 					  strerror(errno));
 			goto fail;
 		}
 		ks->mounted = true;
-		ks->root = open(f->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		ks->root = open(t->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (ks->root < 0 || !is_famfs_dir(ks->root)) {
 			r = famfs_err_set(err, ks->root < 0 ? -errno : -EXDEV,
-					  "%s is not a famfs mount after mounting it", f->mountpoint);
+					  "%s is not a famfs mount after mounting it", t->mountpoint);
 			goto fail;
 		}
 	}
-	r = make_meta(f, ks, err);
+	r = make_meta(t, ks, err);
 	if (r < 0)
 		goto fail;
-	r = switch_to_meta(f, ks, err);
+	r = switch_to_meta(t, ks, err);
 	if (r < 0)
 		goto fail;
 	enable_fault_counting();
@@ -1401,13 +1402,13 @@ static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 	ks->st.mount_usec = ks->t_prepared - t0;
 	ks->euid = geteuid();
 	ks->umask = read_umask();
-	state_open(f, ks);
-	if (ks->st.adopted && state_names_this_mount(f, ks))
+	state_open(t, ks);
+	if (ks->st.adopted && state_names_this_mount(t, ks))
 		ks->mounted = true;
 	ks->caching = true;
 	if (!ks->st.adopted && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		ks->queue = kernel_queue_new(true);
-		if (ks->queue && pthread_create(&ks->worker, NULL, instantiate_thread, f) == 0) {
+		if (ks->queue && pthread_create(&ks->worker, NULL, instantiate_thread, t) == 0) {
 			ks->streaming = true;
 			return 0;
 		}
@@ -1420,14 +1421,14 @@ static int kernel_prepare(struct fsys *f, struct famfs_err *err)
 	}
 	return 0;
 fail:
-	release(f, ks);
+	release(t, ks);
 	return r;
 }
 
 /* After the replay; kernel_prepare succeeded before it. */
-static int kernel_attach(struct fsys *f, struct famfs_err *err)
+static int kernel_attach(struct backend_target *t, struct famfs_err *err)
 {
-	struct kstate *ks = f->backend_data;
+	struct kstate *ks = t->data;
 	uint32_t nnodes = 0, first = 1;
 	uint64_t t_replayed = mono_usec(), t_start;
 	bool overlapped;
@@ -1438,13 +1439,13 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 	overlapped = ks->streaming;
 	t_start = overlapped ? ks->t_prepared : t_replayed;
 	/* Node ids grow in log order, so parents come before their children. */
-	while (famfs_ns_node(f->fs->ns, nnodes))
+	while (famfs_ns_node(t->fs->ns, nnodes))
 		nnodes++;
 	if (overlapped) {
-		stop_streaming(f, ks);
+		stop_streaming(t, ks);
 	} else {
 		if (ks->st.adopted) {
-			ks->trusted = state_trusted(f, ks, nnodes);
+			ks->trusted = state_trusted(t, ks, nnodes);
 			if (ks->trusted > 1) {
 				/* Nodes [1, trusted) are in the mount as the log says. */
 				first = ks->trusted;
@@ -1454,60 +1455,60 @@ static int kernel_attach(struct fsys *f, struct famfs_err *err)
 		for (uint32_t id = first; id < nnodes; id++) {
 			struct famfs_err e2 = {0};
 
-			if (queue_node(f, ks, id, NULL, &e2) < 0) {
-				manager_log("%s: %s", f->mountpoint, e2.msg);
+			if (queue_node(t, ks, id, NULL, &e2) < 0) {
+				manager_log("%s: %s", t->mountpoint, e2.msg);
 				ks->st.errors++;
 				continue;
 			}
-			consume_queue(f, ks, false);
+			consume_queue(t, ks, false);
 		}
-		consume_end(f, ks);
+		consume_end(t, ks);
 	}
-	state_record(f, ks, ks->st.conflicts || ks->st.errors ? 0 : nnodes);
+	state_record(t, ks, ks->st.conflicts || ks->st.errors ? 0 : nnodes);
 	ks->st.replay_usec = mono_usec() - t_start;
 	ks->ready = true;
 	fprintf(stderr, "%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64
 		" already there, %" PRIu64 " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64
 		" us; %" PRIu32 " trusted from the previous attach's record)\n",
-		f->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", f->device,
+		t->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", t->device,
 		(mono_usec() - ks->t_prepared + ks->st.mount_usec) / 1000, ks->st.created, ks->st.existed,
 		ks->st.conflicts, ks->st.errors, ks->st.replay_usec,
 		ks->trusted > 1 ? ks->trusted - 1 : 0);
 	if (overlapped)
 		fprintf(stderr, "%s: the instantiation ran alongside the replay, which took %" PRIu64
-			" us of it\n", f->mountpoint, t_replayed - ks->t_prepared);
+			" us of it\n", t->mountpoint, t_replayed - ks->t_prepared);
 	return 0;
 }
 
-static void kernel_detach(struct fsys *f)
+static void kernel_detach(struct backend_target *t)
 {
-	struct kstate *ks = f->backend_data;
+	struct kstate *ks = t->data;
 
 	if (ks)
-		release(f, ks);
+		release(t, ks);
 }
 
-static int kernel_open_data(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
+static int kernel_open_data(struct backend_target *t, uint32_t node, bool writable, int *ret_fd,
 			    struct famfs_err *err)
 {
-	struct kstate *ks = f->backend_data;
-	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	struct kstate *ks = t->data;
+	const struct famfs_ns_node *n = famfs_ns_node(t->fs->ns, node);
 	int fd;
 
 	if (!ks || !ks->ready || !n)
-		return famfs_err_set(err, -ENODEV, "%s is not mounted", f->mountpoint);
-	if (writable && !f->fs->master)
+		return famfs_err_set(err, -ENODEV, "%s is not mounted", t->mountpoint);
+	if (writable && !t->fs->master)
 		return famfs_err_set(err, -EROFS, "\"%s\": clients do not write", n->path);
 	fd = open_beneath(ks->root, n->path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY, 0);
 	if (fd < 0)
-		return famfs_err_set(err, fd, "cannot open %s/%s: %s", f->mountpoint, n->path, strerror(-fd));
+		return famfs_err_set(err, fd, "cannot open %s/%s: %s", t->mountpoint, n->path, strerror(-fd));
 	*ret_fd = fd;
 	return 0;
 }
 
-static const uint8_t *kernel_medium_view(struct fsys *f, uint64_t *readable)
+static const uint8_t *kernel_medium_view(struct backend_target *t, uint64_t *readable)
 {
-	const struct kstate *ks = f->backend_data;
+	const struct kstate *ks = t->data;
 
 	/* Only once the library reads through it too (switch_to_meta done). */
 	if (!ks || !ks->dev_sb)
@@ -1525,9 +1526,9 @@ int kernel_module_fault_counters(uint64_t ret[3])
 	return r;
 }
 
-int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret)
+int kernel_stats_get(const struct backend_target *t, struct kernel_stats *ret)
 {
-	const struct kstate *ks = f->backend != &backend_kernel ? NULL : f->backend_data;
+	const struct kstate *ks = t->ops != &backend_kernel ? NULL : t->data;
 
 	if (!ks)
 		return -ENODEV;
@@ -1538,7 +1539,7 @@ int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret)
 /* ---- check ------------------------------------------------------------- */
 
 struct walk {
-	struct fsys *f;
+	struct backend_target *t;
 	kernel_check_fn fn;
 	void *userdata;
 	uint8_t *seen;       /* one byte per namespace node */
@@ -1566,13 +1567,13 @@ static void problem(struct walk *w, const char *code, int64_t index, const char 
 
 static void check_file(struct walk *w, int fd, const char *rel, uint32_t id)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(w->f->fs->ns, id);
+	const struct famfs_ns_node *n = famfs_ns_node(w->t->fs->ns, id);
 	struct famfs_ioc_get_fmap got;
 	struct famfs_log_entry e;
 	struct famfs_err e2 = {0};
 	struct kernel_fmap km;
 
-	if (famfs_fs_read_entry(w->f->fs, id, &e, &e2) < 0 || kernel_fmap_from_entry(&e, &km, &e2) < 0) {
+	if (famfs_fs_read_entry(w->t->fs, id, &e, &e2) < 0 || kernel_fmap_from_entry(&e, &km, &e2) < 0) {
 		problem(w, "mount-bad-entry", n->index, rel, "its log entry cannot be mapped: %s", e2.msg);
 		return;
 	}
@@ -1616,7 +1617,7 @@ static void walk_dir(struct walk *w, int dfd, const char *prefix, int depth)
 		n = snprintf(rel, sizeof(rel), "%s%s%s", prefix, prefix[0] ? "/" : "", de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			continue;
-		id = famfs_ns_lookup(w->f->fs->ns, rel, (size_t)n);
+		id = famfs_ns_lookup(w->t->fs->ns, rel, (size_t)n);
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			problem(w, "mount-unreadable", -1, rel, "cannot stat: %s", strerror(errno));
 			continue;
@@ -1628,8 +1629,8 @@ static void walk_dir(struct walk *w, int dfd, const char *prefix, int depth)
 		}
 		if (id < w->nnodes)
 			w->seen[id] = 1;
-		if (S_ISDIR(st.st_mode) != (famfs_ns_node(w->f->fs->ns, id)->kind == FAMFS_NS_DIR)) {
-			problem(w, "mount-type-differs", famfs_ns_node(w->f->fs->ns, id)->index, rel,
+		if (S_ISDIR(st.st_mode) != (famfs_ns_node(w->t->fs->ns, id)->kind == FAMFS_NS_DIR)) {
+			problem(w, "mount-type-differs", famfs_ns_node(w->t->fs->ns, id)->index, rel,
 				"is a %s in the mount and a %s in the log", S_ISDIR(st.st_mode) ? "directory" : "file",
 				S_ISDIR(st.st_mode) ? "file" : "directory");
 			continue;
@@ -1643,7 +1644,7 @@ static void walk_dir(struct walk *w, int dfd, const char *prefix, int depth)
 			continue;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			problem(w, "mount-type-differs", famfs_ns_node(w->f->fs->ns, id)->index, rel,
+			problem(w, "mount-type-differs", famfs_ns_node(w->t->fs->ns, id)->index, rel,
 				"is neither a file nor a directory in the mount");
 			continue;
 		}
@@ -1658,36 +1659,36 @@ static void walk_dir(struct walk *w, int dfd, const char *prefix, int depth)
 	closedir(d);
 }
 
-int kernel_check_mount(struct fsys *f, kernel_check_fn fn, void *userdata, struct famfs_err *err)
+int kernel_check_mount(struct backend_target *t, kernel_check_fn fn, void *userdata, struct famfs_err *err)
 {
-	struct kstate *ks = f->backend == &backend_kernel ? f->backend_data : NULL;
-	struct walk w = { .f = f, .fn = fn, .userdata = userdata };
+	struct kstate *ks = t->ops == &backend_kernel ? t->data : NULL;
+	struct walk w = { .t = t, .fn = fn, .userdata = userdata };
 	const struct famfs_ns_node *n;
 	struct famfs_err e2 = {0};
 	int fd;
 
-	if (!ks || !ks->ready || !f->fs)
+	if (!ks || !ks->ready || !t->fs)
 		return famfs_err_set(err, -ENODEV, "%s is not mounted by the kernel backend",
-				     f->mountpoint ? f->mountpoint : f->device);
-	while (famfs_ns_node(f->fs->ns, w.nnodes) && w.nnodes < KERNEL_CHECK_MAX_NODES)
+				     t->mountpoint ? t->mountpoint : t->device);
+	while (famfs_ns_node(t->fs->ns, w.nnodes) && w.nnodes < KERNEL_CHECK_MAX_NODES)
 		w.nnodes++;
 	w.seen = calloc(w.nnodes ? w.nnodes : 1, 1);
 	if (!w.seen)
 		return famfs_err_set(err, -ENOMEM, "out of memory");
-	if (make_meta_file(f, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, &e2) < 0)
+	if (make_meta_file(t, ks, ".meta/.superblock", FAMFS_SUPERBLOCK, 0, FAMFS_SUPERBLOCK_SIZE, 0444, &e2) < 0)
 		problem(&w, "mount-meta", -1, ".meta/.superblock", "%s", e2.msg);
 	memset(&e2, 0, sizeof(e2));
-	if (make_meta_file(f, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, f->fs->layout.log_len,
-			   f->fs->master ? 0644 : 0444, &e2) < 0)
+	if (make_meta_file(t, ks, ".meta/.log", FAMFS_LOG, FAMFS_LOG_OFFSET, t->fs->layout.log_len,
+			   t->fs->master ? 0644 : 0444, &e2) < 0)
 		problem(&w, "mount-meta", -1, ".meta/.log", "%s", e2.msg);
 	fd = open_beneath(ks->root, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0) {
 		free(w.seen);
-		return famfs_err_set(err, fd, "cannot open %s: %s", f->mountpoint, strerror(-fd));
+		return famfs_err_set(err, fd, "cannot open %s: %s", t->mountpoint, strerror(-fd));
 	}
 	walk_dir(&w, fd, "", 0);
 	for (uint32_t id = 1; id < w.nnodes; id++) {
-		n = famfs_ns_node(f->fs->ns, id);
+		n = famfs_ns_node(t->fs->ns, id);
 		if (!w.seen[id])
 			problem(&w, "mount-missing", n->index, n->path, "the log has this %s; the mount does not",
 				n->kind == FAMFS_NS_DIR ? "directory" : "file");

@@ -14,40 +14,40 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cache.h"
-#include "manager.h"
 
-static int view_attach(struct fsys *f, struct famfs_err *err)
+static int view_attach(struct backend_target *t, struct famfs_err *err)
 {
 	return 0;
 }
 
-static int view_instantiate(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
+static int view_instantiate(struct backend_target *t, uint32_t node, const struct famfs_log_entry *e,
 			    struct famfs_err *err)
 {
 	return 0;   /* the namespace node is the file */
 }
 
-static int view_open_data(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
+static int view_open_data(struct backend_target *t, uint32_t node, bool writable, int *ret_fd,
 			  struct famfs_err *err)
 {
 	char self[64];
 	int fd;
 
-	if (writable && !f->fs->master)
+	if (writable && !t->fs->master)
 		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
-				     f->device);
-	if (writable && !f->fs->dev->writable)
-		return famfs_err_set(err, -EROFS, "%s is attached read-only", f->device);
+				     t->device);
+	if (writable && !t->fs->dev->writable)
+		return famfs_err_set(err, -EROFS, "%s is attached read-only", t->device);
 	/*
 	 * A fresh open file description, so the caller's mode is its own, of
 	 * the very device attached: reopening by name could reach whatever
 	 * the name points to now.
 	 */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->fs->dev->fd);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", t->fs->dev->fd);
 	fd = open(self, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return famfs_err_set(err, -errno, "cannot reopen %s: %s", f->device, strerror(errno));
+		return famfs_err_set(err, -errno, "cannot reopen %s: %s", t->device, strerror(errno));
 	*ret_fd = fd;
 	return 0;
 }
@@ -89,11 +89,11 @@ static int locate_in_entry(const struct famfs_log_entry *en, uint64_t off, uint6
  * bytes: it reaches nothing else on the device, and neither the caller nor
  * anyone can change or resize it.
  */
-static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_entry *en,
+static int view_open_copy(struct backend_target *t, uint32_t node, const struct famfs_log_entry *en,
 			  int *ret_fd, struct famfs_err *err)
 {
-	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, node);
-	const struct famfs_device *dev = f->fs->dev;
+	const struct famfs_ns_node *nd = famfs_ns_node(t->fs->ns, node);
+	const struct famfs_device *dev = t->fs->dev;
 	uint64_t size = nd->size;
 	char self[64];
 	int fd, ro, r;
@@ -101,16 +101,16 @@ static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_
 	if (size > VIEW_COPY_MAX)
 		return famfs_err_set(err, -E2BIG,
 				     "%s/%s is %llu bytes: a copy for a caller without access to the whole device holds at most %llu",
-				     f->mountpoint, nd->path, (unsigned long long)size,
+				     t->mountpoint, nd->path, (unsigned long long)size,
 				     (unsigned long long)VIEW_COPY_MAX);
 	if (!dev->base)
-		return famfs_err_set(err, -EIO, "%s is not mapped", f->device);
+		return famfs_err_set(err, -EIO, "%s is not mapped", t->device);
 	fd = memfd_create("famfs-file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return famfs_err_set(err, -errno, "cannot make a copy of %s/%s: memfd_create: %s",
-				     f->mountpoint, nd->path, strerror(errno));
+				     t->mountpoint, nd->path, strerror(errno));
 	if (ftruncate(fd, (off_t)size) < 0) {
-		r = famfs_err_set(err, -errno, "cannot make a copy of %s/%s of %llu bytes: %s", f->mountpoint,
+		r = famfs_err_set(err, -errno, "cannot make a copy of %s/%s of %llu bytes: %s", t->mountpoint,
 				  nd->path, (unsigned long long)size, strerror(errno));
 		goto fail;
 	}
@@ -121,7 +121,7 @@ static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_
 		r = locate_in_entry(en, done, &dev_off, &run);
 		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off) {
 			r = famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
-					  f->mountpoint, nd->path, (unsigned long long)done,
+					  t->mountpoint, nd->path, (unsigned long long)done,
 					  (unsigned long long)size);
 			goto fail;
 		}
@@ -132,14 +132,14 @@ static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			r = famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot copy %s/%s: %s", f->mountpoint,
+			r = famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot copy %s/%s: %s", t->mountpoint,
 					  nd->path, n < 0 ? strerror(errno) : "short write");
 			goto fail;
 		}
 		done += (uint64_t)n;
 	}
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		r = famfs_err_set(err, -errno, "cannot seal the copy of %s/%s: %s", f->mountpoint, nd->path,
+		r = famfs_err_set(err, -errno, "cannot seal the copy of %s/%s: %s", t->mountpoint, nd->path,
 				  strerror(errno));
 		goto fail;
 	}
@@ -147,7 +147,7 @@ static int view_open_copy(struct fsys *f, uint32_t node, const struct famfs_log_
 	ro = open(self, O_RDONLY | O_CLOEXEC);
 	if (ro < 0) {
 		r = famfs_err_set(err, -errno, "cannot reopen the copy of %s/%s read-only: %s",
-				  f->mountpoint, nd->path, strerror(errno));
+				  t->mountpoint, nd->path, strerror(errno));
 		goto fail;
 	}
 	close(fd);
@@ -163,18 +163,18 @@ fail:
  * at the start of file @node, through the device mapping, and flushes them
  * to the medium.
  */
-static int view_write_from(struct fsys *f, uint32_t node, const struct famfs_log_entry *en, int src,
+static int view_write_from(struct backend_target *t, uint32_t node, const struct famfs_log_entry *en, int src,
 			   uint64_t len, struct famfs_err *err)
 {
-	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, node);
-	const struct famfs_device *dev = f->fs->dev;
+	const struct famfs_ns_node *nd = famfs_ns_node(t->fs->ns, node);
+	const struct famfs_device *dev = t->fs->dev;
 	int r;
 
-	if (!f->fs->master)
+	if (!t->fs->master)
 		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
-				     f->device);
+				     t->device);
 	if (!dev->writable || !dev->base)
-		return famfs_err_set(err, -EROFS, "%s is attached read-only", f->device);
+		return famfs_err_set(err, -EROFS, "%s is attached read-only", t->device);
 	for (uint64_t done = 0; done < len;) {
 		uint64_t dev_off, run;
 		ssize_t n;
@@ -182,7 +182,7 @@ static int view_write_from(struct fsys *f, uint32_t node, const struct famfs_log
 		r = locate_in_entry(en, done, &dev_off, &run);
 		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
 			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
-					     f->mountpoint, nd->path, (unsigned long long)done,
+					     t->mountpoint, nd->path, (unsigned long long)done,
 					     (unsigned long long)len);
 		if (run > len - done)
 			run = len - done;
@@ -191,14 +191,14 @@ static int view_write_from(struct fsys *f, uint32_t node, const struct famfs_log
 			continue;
 		if (n <= 0)
 			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot read the data for %s/%s: %s",
-					     f->mountpoint, nd->path, n < 0 ? strerror(errno) : "it ended early");
+					     t->mountpoint, nd->path, n < 0 ? strerror(errno) : "it ended early");
 		famfs_cache_flush(dev->base + dev_off, (size_t)n);
 		done += (uint64_t)n;
 	}
 	return 0;
 }
 
-static void view_detach(struct fsys *f)
+static void view_detach(struct backend_target *t)
 {
 }
 

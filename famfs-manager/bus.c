@@ -248,13 +248,13 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	r = manager_resolve(m, path, &f, rel, FAMFS_MAX_PATHLEN, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	if (!f->fs)
-		return fsys_error(e, ERR("Corrupt"), f->mountpoint, "is not usable: ", f->attach_error);
+	if (!f->bt.fs)
+		return fsys_error(e, ERR("Corrupt"), f->bt.mountpoint, "is not usable: ", f->attach_error);
 	if (f->media_error[0])
-		return fsys_error(e, ERR("MediaFailure"), f->mountpoint, "", f->media_error);
+		return fsys_error(e, ERR("MediaFailure"), f->bt.mountpoint, "", f->media_error);
 	/* Its namespace and extents describe a file system the device no longer holds. */
-	if (f->fs->medium_changed)
-		return fsys_error(e, ERR("MediumChanged"), f->mountpoint, "", f->fs->medium_change);
+	if (f->bt.fs->medium_changed)
+		return fsys_error(e, ERR("MediumChanged"), f->bt.mountpoint, "", f->bt.fs->medium_change);
 	*ret_f = f;
 	return 0;
 }
@@ -417,7 +417,7 @@ static int create_file(sd_bus_message *msg, struct manager *m, bool owner_ok, sd
 		spec.interleave = &ip;
 	}
 	fsys_follow(f);
-	r = famfs_fs_create_files(f->fs, &spec, 1, &map, &node, &err);
+	r = famfs_fs_create_files(f->bt.fs, &spec, 1, &map, &node, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
 	fsys_note_new_node(f, node, NULL);
@@ -507,7 +507,7 @@ static int create_files(sd_bus_message *msg, struct manager *m, bool owner_ok, s
 		if (f && g != f) {
 			r = sd_bus_error_setf(e, ERR("InvalidArgument"),
 					      "element %zu (%s): on another file system than element 0 (%s); a batch goes to one file system",
-					      n, path, f->mountpoint);
+					      n, path, f->bt.mountpoint);
 			goto out;
 		}
 		f = g;
@@ -564,7 +564,7 @@ static int create_files(sd_bus_message *msg, struct manager *m, bool owner_ok, s
 		goto out;
 	}
 	fsys_follow(f);
-	r = famfs_fs_create_files(f->fs, specs, n, NULL, nodes, &err);
+	r = famfs_fs_create_files(f->bt.fs, specs, n, NULL, nodes, &err);
 	if (r < 0) {
 		r = bus_error_from_errno(e, r, err.msg);
 		goto out;
@@ -625,25 +625,25 @@ static int make_dir(sd_bus_message *msg, struct manager *m, bool owner_ok, sd_bu
 	if (r < 0)
 		return r;
 	if (rel[0] == '\0') {
-		if (o.parents && f->fs->master)
+		if (o.parents && f->bt.fs->master)
 			return sd_bus_reply_method_return(msg, "");
-		if (!f->fs->master)
+		if (!f->bt.fs->master)
 			return bus_error_from_errno(e, -EPERM, "this host is not the master of the file system");
 		return sd_bus_error_setf(e, ERR("Exists"), "\"%s\" is the mount point itself", path);
 	}
 	fill_ids(m, msg, &o);
 	fsys_follow(f);
-	before = f->fs->applied;
-	r = famfs_fs_mkdir(f->fs, rel, mode, o.uid, o.gid, o.parents, &node, &err);
+	before = f->bt.fs->applied;
+	r = famfs_fs_mkdir(f->bt.fs, rel, mode, o.uid, o.gid, o.parents, &node, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
 	/* Every level logged is a new node, the deepest last. */
-	for (uint64_t i = before; i < f->fs->applied; i++) {
-		const struct famfs_log_entry *en = &famfs_log_entries(f->fs->log)[i];
-		uint32_t id = famfs_ns_lookup(f->fs->ns, en->mkdir.relpath,
+	for (uint64_t i = before; i < f->bt.fs->applied; i++) {
+		const struct famfs_log_entry *en = &famfs_log_entries(f->bt.fs->log)[i];
+		uint32_t id = famfs_ns_lookup(f->bt.fs->ns, en->mkdir.relpath,
 					      strnlen(en->mkdir.relpath, FAMFS_MAX_PATHLEN));
 
-		nd = famfs_ns_node(f->fs->ns, id);
+		nd = famfs_ns_node(f->bt.fs->ns, id);
 		if (nd && nd->index == (int64_t)i)
 			fsys_note_new_node(f, id, NULL);
 	}
@@ -681,11 +681,11 @@ static int lookup_node(struct manager *m, const char *path, bool want_file, stru
 	if (r < 0)
 		return r;
 	fsys_follow(f);
-	id = famfs_ns_lookup(f->fs->ns, rel, strlen(rel));
+	id = famfs_ns_lookup(f->bt.fs->ns, rel, strlen(rel));
 	if (id == FAMFS_NS_NONE)
 		return sd_bus_error_setf(e, ERR("NotFound"), "\"%s\" does not exist in %s", path,
-					 f->mountpoint);
-	nd = famfs_ns_node(f->fs->ns, id);
+					 f->bt.mountpoint);
+	nd = famfs_ns_node(f->bt.fs->ns, id);
 	if (want_file && nd->kind != FAMFS_NS_FILE)
 		return sd_bus_error_setf(e, ERR("IsDirectory"), "\"%s\" is a directory", path);
 	*ret_f = f;
@@ -701,7 +701,7 @@ static int lookup_node(struct manager *m, const char *path, bool want_file, stru
 static int check_access(struct manager *m, sd_bus_message *msg, struct fsys *f, uint32_t id,
 			int want, sd_bus_error *e)
 {
-	const struct famfs_ns_node *nd = famfs_ns_node(f->fs->ns, id);
+	const struct famfs_ns_node *nd = famfs_ns_node(f->bt.fs->ns, id);
 	const struct famfs_ns_node *blocker = NULL;
 	struct caller c;
 	char *target, *where;
@@ -712,7 +712,7 @@ static int check_access(struct manager *m, sd_bus_message *msg, struct fsys *f, 
 		return sd_bus_error_setf(e, ERR("AccessDenied"), "cannot tell who sent the call: %s",
 					 strerror(-r));
 	for (uint32_t p = nd->parent; p != FAMFS_NS_NONE && !blocker;) {
-		const struct famfs_ns_node *pn = famfs_ns_node(f->fs->ns, p);
+		const struct famfs_ns_node *pn = famfs_ns_node(f->bt.fs->ns, p);
 
 		if (!caller_may(&c, pn->mode, pn->uid, pn->gid, true, X_OK))
 			blocker = pn;
@@ -772,10 +772,10 @@ static int reply_file_map(sd_bus_message *msg, struct manager *m, bool layout, s
 	r = lookup_access(m, msg, path, true, R_OK, &f, &id, e);
 	if (r < 0)
 		return r;
-	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	r = famfs_fs_read_entry(f->bt.fs, id, &en, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	nd = famfs_ns_node(f->fs->ns, id);
+	nd = famfs_ns_node(f->bt.fs->ns, id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "tuuu", nd->size, nd->mode, nd->uid, nd->gid);
@@ -844,7 +844,7 @@ static int reply_list_files(sd_bus_message *msg, void *userdata, bool raw, sd_bu
 	r = lookup_node(userdata, path, false, &f, &id, e);
 	if (r < 0)
 		return r;
-	nd = famfs_ns_node(f->fs->ns, id);
+	nd = famfs_ns_node(f->bt.fs->ns, id);
 	/* ls -l: names need r, their attributes x; a file itself only the way there */
 	r = check_access(userdata, msg, f, id, nd->kind == FAMFS_NS_DIR ? R_OK | X_OK : 0, e);
 	if (r < 0)
@@ -856,7 +856,7 @@ static int reply_list_files(sd_bus_message *msg, void *userdata, bool raw, sd_bu
 		r = append_list_item(reply, nd, raw);
 	else if (r >= 0) {
 		for (uint32_t c = nd->first_child; c != FAMFS_NS_NONE && r >= 0;) {
-			const struct famfs_ns_node *cn = famfs_ns_node(f->fs->ns, c);
+			const struct famfs_ns_node *cn = famfs_ns_node(f->bt.fs->ns, c);
 
 			r = append_list_item(reply, cn, raw);
 			c = cn->next_sibling;
@@ -882,9 +882,9 @@ static int method_list_files_raw(sd_bus_message *msg, void *userdata, sd_bus_err
 
 static const char *role_name(const struct fsys *f)
 {
-	if (!f->fs)
+	if (!f->bt.fs)
 		return "unknown";
-	return f->fs->master ? "master" : "client";
+	return f->bt.fs->master ? "master" : "client";
 }
 
 static int method_list_file_systems(sd_bus_message *msg, void *userdata, sd_bus_error *e)
@@ -899,11 +899,11 @@ static int method_list_file_systems(sd_bus_message *msg, void *userdata, sd_bus_
 	for (struct fsys *f = m->fsys; f && r >= 0; f = f->next) {
 		r = sd_bus_message_open_container(reply, 'r', "osssss");
 		if (r >= 0)
-			r = sd_bus_message_append(reply, "os", f->object_path, f->uuid);
+			r = sd_bus_message_append(reply, "os", f->object_path, f->bt.uuid);
 		if (r >= 0)
-			r = append_name(reply, f->device);
+			r = append_name(reply, f->bt.device);
 		if (r >= 0)
-			r = append_name(reply, f->mountpoint);
+			r = append_name(reply, f->bt.mountpoint);
 		if (r >= 0)
 			r = sd_bus_message_append(reply, "ss", role_name(f), health_name(f->health));
 		if (r >= 0)
@@ -984,14 +984,14 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 	int r;
 
 	/* A mount disabled by a media failure cannot be read: the device still can. */
-	if (f->fs && !f->media_error[0]) {
+	if (f->bt.fs && !f->media_error[0]) {
 		const uint8_t *base;
 		uint64_t readable;
 
 		fsys_medium(f, &base, &readable);
-		r = famfs_check_view(base, readable, f->fs->dev->size, 0, &rep);
+		r = famfs_check_view(base, readable, f->bt.fs->dev->size, 0, &rep);
 	} else {
-		r = famfs_device_open(f->device, 0, &dev, &err);
+		r = famfs_device_open(f->bt.device, 0, &dev, &err);
 		if (r < 0)
 			return bus_error_from_errno(e, -EIO, err.msg);
 		r = famfs_check_medium(dev->base, dev->size, 0, &rep);
@@ -1000,8 +1000,8 @@ static int reply_check(sd_bus_message *msg, struct fsys *f, sd_bus_error *e)
 		goto out;
 	errors = famfs_check_report_errors(rep);
 	/* A kernel mount must also match the log, file by file. */
-	if (f->fs && f->backend == &backend_kernel && !f->media_error[0]) {
-		r = kernel_check_mount(f, on_mount_problem, &mp, &err);
+	if (f->bt.fs && f->bt.ops == &backend_kernel && !f->media_error[0]) {
+		r = kernel_check_mount(&f->bt, on_mount_problem, &mp, &err);
 		if (r < 0)
 			on_mount_problem(&mp, "mount-unchecked", -1, "", err.msg);
 	}
@@ -1102,18 +1102,18 @@ static int open_file_plan(sd_bus_message *msg, struct manager *m, struct open_re
 	if (r < 0)
 		return sd_bus_error_setf(e, ERR("AccessDenied"), "cannot tell who sent the call: %s",
 					 strerror(-r));
-	if (q->f->backend->data_fd_is_file)
+	if (q->f->bt.ops->data_fd_is_file)
 		q->device = false;      /* the backend's descriptor is the file alone */
 	else if (q->o.descriptor && !strcmp(q->o.descriptor, "device"))
 		q->device = true;
 	else if (q->o.descriptor && !strcmp(q->o.descriptor, "file")) {
-		if (q->o.writable || !q->f->backend->open_copy)
+		if (q->o.writable || !q->f->bt.ops->open_copy)
 			return sd_bus_error_setf(e, ERR("InvalidArgument"),
 						 "%s: the %s backend has no %sdescriptor of a file alone; use WriteFile, or descriptor \"device\"",
-						 q->path, q->f->backend->name, q->o.writable ? "writable " : "");
+						 q->path, q->f->bt.ops->name, q->o.writable ? "writable " : "");
 		q->device = false;
 	} else
-		q->device = uid == 0 || q->o.writable || !q->f->backend->open_copy;
+		q->device = uid == 0 || q->o.writable || !q->f->bt.ops->open_copy;
 	return sd_bus_message_rewind(msg, true);
 }
 
@@ -1140,14 +1140,14 @@ static int open_file_finish(sd_bus_message *msg, struct manager *m, bool device_
 		return r;
 	if (q.device && !device_ok)
 		return auth_check(m, msg, "org.famfs.manager.open-device", open_file_device_ok, e);
-	r = famfs_fs_read_entry(q.f->fs, q.id, &en, &err);
+	r = famfs_fs_read_entry(q.f->bt.fs, q.id, &en, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	whole_file = q.f->backend->data_fd_is_file || !q.device;
-	if (q.device || q.f->backend->data_fd_is_file)
-		r = q.f->backend->open_data(q.f, q.id, q.o.writable, &fd, &err);
+	whole_file = q.f->bt.ops->data_fd_is_file || !q.device;
+	if (q.device || q.f->bt.ops->data_fd_is_file)
+		r = q.f->bt.ops->open_data(&q.f->bt, q.id, q.o.writable, &fd, &err);
 	else
-		r = q.f->backend->open_copy(q.f, q.id, &en, &fd, &err);
+		r = q.f->bt.ops->open_copy(&q.f->bt, q.id, &en, &fd, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
 	type = en.file.ext_type;
@@ -1155,7 +1155,7 @@ static int open_file_finish(sd_bus_message *msg, struct manager *m, bool device_
 		chunk = en.file.ie[0].chunk_size;
 	if (whole_file)
 		type = FAMFS_EXT_SIMPLE, chunk = 0;
-	nd = famfs_ns_node(q.f->fs->ns, q.id);
+	nd = famfs_ns_node(q.f->bt.fs->ns, q.id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "htut", fd, nd->size, type, chunk);
@@ -1252,7 +1252,7 @@ static int do_write_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e
 	r = lookup_access(m, msg, path, true, W_OK, &f, &id, e);
 	if (r < 0)
 		return r;
-	nd = famfs_ns_node(f->fs->ns, id);
+	nd = famfs_ns_node(f->bt.fs->ns, id);
 	seals = fcntl(src, F_GET_SEALS);
 	if (seals < 0 || ((unsigned)seals & need) != need || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
 		return sd_bus_error_setf(e, ERR("InvalidArgument"),
@@ -1266,13 +1266,13 @@ static int do_write_file(sd_bus_message *msg, struct manager *m, sd_bus_error *e
 		return sd_bus_error_setf(e, ERR("InvalidArgument"),
 					 "%s: %llu bytes of data: WriteFile takes at most %llu at a time; larger files are written through OpenFile",
 					 path, (unsigned long long)st.st_size, (unsigned long long)VIEW_COPY_MAX);
-	r = famfs_fs_read_entry(f->fs, id, &en, &err);
+	r = famfs_fs_read_entry(f->bt.fs, id, &en, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	if (f->backend->write_from)
-		r = f->backend->write_from(f, id, &en, src, (uint64_t)st.st_size, &err);
+	if (f->bt.ops->write_from)
+		r = f->bt.ops->write_from(&f->bt, id, &en, src, (uint64_t)st.st_size, &err);
 	else {
-		r = f->backend->open_data(f, id, true, &fd, &err);
+		r = f->bt.ops->open_data(&f->bt, id, true, &fd, &err);
 		if (r >= 0)
 			r = copy_fd(src, fd, (uint64_t)st.st_size, path, &err);
 		if (r >= 0 && fsync(fd) < 0)
@@ -1314,9 +1314,9 @@ static int do_replay_all(sd_bus_message *msg, struct manager *m, sd_bus_error *e
 	uint64_t before = 0, after = 0;
 
 	for (struct fsys *f = m->fsys; f; f = f->next) {
-		before += f->fs ? f->fs->replayed_total : 0;
+		before += f->bt.fs ? f->bt.fs->replayed_total : 0;
 		fsys_follow(f);
-		after += f->fs ? f->fs->replayed_total : 0;
+		after += f->bt.fs ? f->bt.fs->replayed_total : 0;
 	}
 	bus_schedule_flush(m);
 	return sd_bus_reply_method_return(msg, "t", after - before);
@@ -1422,15 +1422,15 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 	int r;
 
 	if (!strcmp(prop, "Device"))
-		return append_name(reply, f->device);
+		return append_name(reply, f->bt.device);
 	if (!strcmp(prop, "MountPoint"))
-		return append_name(reply, f->mountpoint);
+		return append_name(reply, f->bt.mountpoint);
 	if (!strcmp(prop, "UUID"))
-		return sd_bus_message_append(reply, "s", f->uuid);
+		return sd_bus_message_append(reply, "s", f->bt.uuid);
 	if (!strcmp(prop, "Role"))
 		return sd_bus_message_append(reply, "s", role_name(f));
 	if (!strcmp(prop, "Backend"))
-		return sd_bus_message_append(reply, "s", f->backend->name);
+		return sd_bus_message_append(reply, "s", f->bt.ops->name);
 	if (!strcmp(prop, "Health"))
 		return sd_bus_message_append(reply, "s", health_name(f->health));
 	if (!strcmp(prop, "HealthReasons")) {
@@ -1454,7 +1454,7 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
 	else if (!strcmp(prop, "Directories"))
 		v = fsys_count(f, true);
 	else if (!strcmp(prop, "EntriesReplayed"))
-		v = f->fs ? f->fs->replayed_total : 0;
+		v = f->bt.fs ? f->bt.fs->replayed_total : 0;
 	else if (!strcmp(prop, "InvalidEntries"))
 		v = f->invalid_seen;
 	else if (!strcmp(prop, "TornTailRetries"))
@@ -1487,11 +1487,11 @@ static int do_fs_replay(sd_bus_message *msg, struct manager *m, sd_bus_error *e)
 
 	if (!f)
 		return -ENODEV;
-	before = f->fs ? f->fs->replayed_total : 0;
+	before = f->bt.fs ? f->bt.fs->replayed_total : 0;
 
 	fsys_follow(f);
 	bus_schedule_flush(f->m);
-	return sd_bus_reply_method_return(msg, "t", (f->fs ? f->fs->replayed_total : 0) - before);
+	return sd_bus_reply_method_return(msg, "t", (f->bt.fs ? f->bt.fs->replayed_total : 0) - before);
 }
 
 static int method_fs_replay(sd_bus_message *msg, void *userdata, sd_bus_error *e)
@@ -1607,7 +1607,7 @@ static void emit_files_added(struct manager *m, struct fsys *f)
 	if (r >= 0)
 		r = sd_bus_send(m->bus, s, NULL);
 	if (r < 0)
-		fprintf(stderr, "%s: cannot send FilesAdded: %s\n", f->mountpoint, strerror(-r));
+		fprintf(stderr, "%s: cannot send FilesAdded: %s\n", f->bt.mountpoint, strerror(-r));
 	sd_bus_message_unref(s);
 	for (size_t i = 0; i < f->npending; i++)
 		free(f->pending[i]);
@@ -1625,7 +1625,7 @@ void bus_flush_changes(struct manager *m)
 							       "EntriesReplayed", "InvalidEntries",
 							       "TornTailRetries", "LastReplay", NULL);
 			if (r < 0)
-				fprintf(stderr, "%s: cannot send PropertiesChanged: %s\n", f->mountpoint,
+				fprintf(stderr, "%s: cannot send PropertiesChanged: %s\n", f->bt.mountpoint,
 					strerror(-r));
 		}
 		f->dirty = false;

@@ -47,60 +47,43 @@ static uint64_t now_usec(clockid_t clk)
 
 uint64_t fsys_capacity(const struct fsys *f)
 {
-	return f->fs ? f->fs->layout.dev_size : 0;
+	return f->bt.fs ? f->bt.fs->layout.dev_size : 0;
 }
 
 uint64_t fsys_allocated(const struct fsys *f)
 {
-	return f->fs ? f->fs->alloc.used * FAMFS_ALLOC_UNIT : 0;
+	return f->bt.fs ? f->bt.fs->alloc.used * FAMFS_ALLOC_UNIT : 0;
 }
 
 uint64_t fsys_free_bytes(const struct fsys *f)
 {
-	return f->fs ? famfs_alloc_free_bytes(&f->fs->alloc) : 0;
+	return f->bt.fs ? famfs_alloc_free_bytes(&f->bt.fs->alloc) : 0;
 }
 
 uint64_t fsys_log_used(const struct fsys *f)
 {
-	return f->fs ? f->fs->applied : 0;
+	return f->bt.fs ? f->bt.fs->applied : 0;
 }
 
 uint64_t fsys_log_total(const struct fsys *f)
 {
-	return f->fs ? f->fs->log->last_index + 1 : 0;
+	return f->bt.fs ? f->bt.fs->log->last_index + 1 : 0;
 }
 
 uint64_t fsys_count(const struct fsys *f, bool dirs)
 {
 	/* The root is not counted: nobody created it. */
-	return f->fs ? famfs_ns_count(f->fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
-}
-
-void manager_log(const char *fmt, ...)
-{
-	char *line = NULL, *escaped;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return;
-	escaped = famfs_escape_dup(line);
-	fprintf(stderr, "%s\n", escaped ? escaped : "famfs-manager: out of memory formatting a log line");
-	free(escaped);
-	free(line);
+	return f->bt.fs ? famfs_ns_count(f->bt.fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
 }
 
 char *fsys_abspath(const struct fsys *f, const char *rel)
 {
-	size_t a = strlen(f->mountpoint), b = strlen(rel);
+	size_t a = strlen(f->bt.mountpoint), b = strlen(rel);
 	char *p = malloc(a + b + 2);
 
 	if (!p)
 		return NULL;
-	memcpy(p, f->mountpoint, a);
+	memcpy(p, f->bt.mountpoint, a);
 	if (b) {
 		p[a] = '/';
 		memcpy(p + a + 1, rel, b + 1);
@@ -147,7 +130,7 @@ void fsys_update_health(struct fsys *f)
 		f->last_replay = now_usec(CLOCK_REALTIME);
 		f->replay_unstamped = false;
 	}
-	if (!f->fs) {
+	if (!f->bt.fs) {
 		add_reason(r, &n, "%s", f->attach_error);
 		h = HEALTH_FAILED;
 	} else {
@@ -158,12 +141,12 @@ void fsys_update_health(struct fsys *f)
 			add_reason(r, &n, "%s", f->media_error);
 			h = HEALTH_FAILED;
 		}
-		if (f->fs->medium_changed) {
-			add_reason(r, &n, "%s", f->fs->medium_change);
+		if (f->bt.fs->medium_changed) {
+			add_reason(r, &n, "%s", f->bt.fs->medium_change);
 			h = HEALTH_FAILED;
 		}
 		if (f->device_gone) {
-			add_reason(r, &n, "device gone: %s no longer exists", f->device);
+			add_reason(r, &n, "device gone: %s no longer exists", f->bt.device);
 			h = HEALTH_FAILED;
 		}
 		if (f->header_error[0]) {
@@ -185,15 +168,15 @@ void fsys_update_health(struct fsys *f)
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (f->fs->rejected_total > 0) {
-			add_reason(r, &n, "%" PRIu64 " log entries refused; last: %s", f->fs->rejected_total,
-				   f->fs->last_rejected);
+		if (f->bt.fs->rejected_total > 0) {
+			add_reason(r, &n, "%" PRIu64 " log entries refused; last: %s", f->bt.fs->rejected_total,
+				   f->bt.fs->last_rejected);
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (f->fs->crosslinked_units > 0) {
+		if (f->bt.fs->crosslinked_units > 0) {
 			add_reason(r, &n, "%" PRIu64 " allocation units are claimed by more than one file",
-				   f->fs->crosslinked_units);
+				   f->bt.fs->crosslinked_units);
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
@@ -227,13 +210,13 @@ void fsys_update_health(struct fsys *f)
 
 void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(f->fs->ns, node);
+	const struct famfs_ns_node *n = famfs_ns_node(f->bt.fs->ns, node);
 	struct famfs_err err = {0};
 
 	if (!n)
 		return;
-	if (f->backend->instantiate && f->backend->instantiate(f, node, e, &err) < 0)
-		manager_log("%s: cannot instantiate \"%s\": %s", f->mountpoint, n->path, err.msg);
+	if (f->bt.ops->instantiate && f->bt.ops->instantiate(&f->bt, node, e, &err) < 0)
+		manager_log("%s: cannot instantiate \"%s\": %s", f->bt.mountpoint, n->path, err.msg);
 	f->dirty = true;
 	/*
 	 * Stamped once per batch, in fsys_update_health: where the clock
@@ -267,9 +250,9 @@ static bool device_present(struct fsys *f)
 {
 	struct stat st;
 
-	if (stat(f->device, &st) < 0)
+	if (stat(f->bt.device, &st) < 0)
 		return false;
-	if (fstat(f->fs->dev->fd, &st) < 0 || st.st_nlink == 0)
+	if (fstat(f->bt.fs->dev->fd, &st) < 0 || st.st_nlink == 0)
 		return false;
 	return true;
 }
@@ -281,13 +264,13 @@ bool fsys_follow(struct fsys *f)
 	uint64_t rejected_before;
 	int r;
 
-	if (!f->fs)
+	if (!f->bt.fs)
 		return false;
 	f->polls++;
 	if (!device_present(f)) {
 		if (!f->device_gone) {
 			f->device_gone = true;
-			fprintf(stderr, "%s: device %s is gone\n", f->mountpoint, f->device);
+			fprintf(stderr, "%s: device %s is gone\n", f->bt.mountpoint, f->bt.device);
 		}
 		fsys_update_health(f);
 		return f->dirty;
@@ -297,23 +280,23 @@ bool fsys_follow(struct fsys *f)
 	 * A mount disabled by a media failure fails every read of the log
 	 * (the medium guard would make them zeros): nothing to follow.
 	 */
-	if (!f->media_error[0] && f->backend->media_error &&
-	    f->backend->media_error(f, f->media_error, sizeof(f->media_error)) > 0)
-		fprintf(stderr, "%s: %s\n", f->mountpoint, f->media_error);
+	if (!f->media_error[0] && f->bt.ops->media_error &&
+	    f->bt.ops->media_error(&f->bt, f->media_error, sizeof(f->media_error)) > 0)
+		fprintf(stderr, "%s: %s\n", f->bt.mountpoint, f->media_error);
 	if (f->media_error[0]) {
 		fsys_update_health(f);
 		return f->dirty;
 	}
-	rejected_before = f->fs->rejected_total;
-	r = famfs_fs_replay(f->fs, on_apply, f, &res, &err);
+	rejected_before = f->bt.fs->rejected_total;
+	r = famfs_fs_replay(f->bt.fs, on_apply, f, &res, &err);
 	if (r == -FAMFS_EMEDIUMCHANGED) {
 		if (!f->medium_changed_at) {
 			f->medium_changed_at = now_usec(CLOCK_MONOTONIC);
-			fprintf(stderr, "%s: %s; refusing every change to it\n", f->mountpoint, err.msg);
+			fprintf(stderr, "%s: %s; refusing every change to it\n", f->bt.mountpoint, err.msg);
 		}
 	} else if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
-			manager_log("%s: %s", f->mountpoint, err.msg);
+			manager_log("%s: %s", f->bt.mountpoint, err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		}
 	} else {
@@ -332,8 +315,8 @@ bool fsys_follow(struct fsys *f)
 			f->stalled = false;
 			f->dirty = true;
 		}
-		if (f->fs->rejected_total != rejected_before) {
-			f->invalid_seen += f->fs->rejected_total - rejected_before;
+		if (f->bt.fs->rejected_total != rejected_before) {
+			f->invalid_seen += f->bt.fs->rejected_total - rejected_before;
 			f->dirty = true;
 		}
 	}
@@ -343,10 +326,10 @@ bool fsys_follow(struct fsys *f)
 
 void fsys_medium(struct fsys *f, const uint8_t **base, uint64_t *readable)
 {
-	*base = f->backend->medium_view ? f->backend->medium_view(f, readable) : NULL;
+	*base = f->bt.ops->medium_view ? f->bt.ops->medium_view(&f->bt, readable) : NULL;
 	if (!*base) {
-		*base = f->fs->dev->base;
-		*readable = f->fs->dev->size;
+		*base = f->bt.fs->dev->base;
+		*readable = f->bt.fs->dev->size;
 	}
 }
 
@@ -355,9 +338,9 @@ static void set_uuid(struct fsys *f, const uint8_t *u)
 	static const uint8_t zero[16];
 
 	if (memcmp(u, zero, 16) == 0)
-		f->uuid[0] = '\0';
+		f->bt.uuid[0] = '\0';
 	else
-		uuid_unparse_lower(u, f->uuid);
+		uuid_unparse_lower(u, f->bt.uuid);
 }
 
 /*
@@ -452,7 +435,7 @@ static void attach_check_finish(struct fsys *f, struct attach_check *c)
 	}
 	if (c->corrupt[0])
 		snprintf(f->corrupt, sizeof(f->corrupt), "%s", c->corrupt);
-	if (!f->uuid[0] && c->have_uuid)
+	if (!f->bt.uuid[0] && c->have_uuid)
 		set_uuid(f, c->uuid);
 }
 
@@ -490,7 +473,7 @@ static char *pick_mountpoint(struct manager *m, const char *device)
 		if (r < 0)
 			return NULL;
 		for (struct fsys *o = m->fsys; o; o = o->next)
-			taken |= strcmp(o->mountpoint, mp) == 0;
+			taken |= strcmp(o->bt.mountpoint, mp) == 0;
 		if (!taken)
 			return mp;
 		free(mp);
@@ -513,29 +496,29 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 	if (!f)
 		return -ENOMEM;
 	f->m = m;
-	f->backend = &backend_view;
-	f->device = strdup(device);
-	f->mountpoint = pick_mountpoint(m, device);
-	if (!f->device || !f->mountpoint) {
+	f->bt.ops = &backend_view;
+	f->bt.device = strdup(device);
+	f->bt.mountpoint = pick_mountpoint(m, device);
+	if (!f->bt.device || !f->bt.mountpoint) {
 		fsys_free(f);
 		return -ENOMEM;
 	}
 	/* Masters need write access; try it, and fall back to reading. */
 	flags = FAMFS_DEVICE_WRITE;
-	r = famfs_fs_open(device, flags, m->have_host_uuid ? m->host_uuid : NULL, &f->fs, &err);
+	r = famfs_fs_open(device, flags, m->have_host_uuid ? m->host_uuid : NULL, &f->bt.fs, &err);
 	if (r == -EACCES || r == -EROFS || r == -EPERM) {
 		memset(&err, 0, sizeof(err));
-		r = famfs_fs_open(device, 0, m->have_host_uuid ? m->host_uuid : NULL, &f->fs, &err);
+		r = famfs_fs_open(device, 0, m->have_host_uuid ? m->host_uuid : NULL, &f->bt.fs, &err);
 	}
 	if (r >= 0)
-		(void)medium_guard_add(f->fs->dev->base, f->fs->dev->size);
+		(void)medium_guard_add(f->bt.fs->dev->base, f->bt.fs->dev->size);
 	if (r < 0) {
 		struct famfs_device *dev = NULL;
 		struct famfs_err e2 = {0};
 
 		snprintf(f->attach_error, sizeof(f->attach_error), "%s%s",
 			 r == -EUCLEAN ? "bad superblock or log header: " : "cannot attach: ", err.msg);
-		f->fs = NULL;
+		f->bt.fs = NULL;
 		if (famfs_device_open(device, 0, &dev, &e2) == 0) {
 			check_at_attach(f, dev->base, dev->size);
 			famfs_device_close(dev);
@@ -543,9 +526,9 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		f->corrupt[0] = '\0';
 	} else {
 		/* Entries another local writer appends are announced even when a create finds them. */
-		famfs_fs_set_observer(f->fs, on_apply, f);
-		set_uuid(f, f->fs->sb->uuid);
-		hotplug_plan(m, device, f->uuid, f->fs->dev->kind == FAMFS_DEVICE_IMAGE, &plan);
+		famfs_fs_set_observer(f->bt.fs, on_apply, f);
+		set_uuid(f, f->bt.fs->sb->uuid);
+		hotplug_plan(m, device, f->bt.uuid, f->bt.fs->dev->kind == FAMFS_DEVICE_IMAGE, &plan);
 		if (hotplug_apply_plan(f, &plan) < 0) {
 			attach_plan_done(&plan);
 			fsys_free(f);
@@ -561,9 +544,9 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		 */
 		r = hotplug_backend_prepare(f, &plan, &err);
 		fsys_medium(f, &view, &readable);
-		attach_check_start(&chk, view, readable, f->fs->dev->size, true);
+		attach_check_start(&chk, view, readable, f->bt.fs->dev->size, true);
 		if (r >= 0) {
-			r = famfs_fs_replay(f->fs, on_apply, f, NULL, &err);
+			r = famfs_fs_replay(f->bt.fs, on_apply, f, NULL, &err);
 			if (r < 0)
 				snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 			/* A stall at attach starts the grace period like any other. */
@@ -574,14 +557,14 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 		attach_check_finish(f, &chk);
 		if (r < 0) {
 			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
-				 f->backend->name, err.msg);
-			f->fs = fsys_close_fs(f);
+				 f->bt.ops->name, err.msg);
+			f->bt.fs = fsys_close_fs(f);
 		}
 	}
-	if (f->uuid[0])
-		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->uuid, &f->object_path);
+	if (f->bt.uuid[0])
+		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->bt.uuid, &f->object_path);
 	else
-		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->device, &f->object_path);
+		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->bt.device, &f->object_path);
 	if (r < 0) {
 		fsys_free(f);
 		return r;
@@ -589,7 +572,7 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 	for (struct fsys *o = m->fsys; o; o = o->next) {
 		if (strcmp(o->object_path, f->object_path) == 0) {
 			fprintf(stderr, "%s: file system %s is already attached from %s; ignoring this device\n",
-				device, f->uuid, o->device);
+				device, f->bt.uuid, o->bt.device);
 			fsys_free(f);
 			return -EEXIST;
 		}
@@ -604,24 +587,24 @@ int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
 
 struct famfs_fs *fsys_close_fs(struct fsys *f)
 {
-	if (f->fs)
-		medium_guard_remove(f->fs->dev->base);
-	return famfs_fs_close(f->fs);
+	if (f->bt.fs)
+		medium_guard_remove(f->bt.fs->dev->base);
+	return famfs_fs_close(f->bt.fs);
 }
 
 struct fsys *fsys_free(struct fsys *f)
 {
 	if (!f)
 		return NULL;
-	if (f->fs && f->backend->detach)
-		f->backend->detach(f);
-	f->fs = fsys_close_fs(f);
+	if (f->bt.fs && f->bt.ops->detach)
+		f->bt.ops->detach(&f->bt);
+	f->bt.fs = fsys_close_fs(f);
 	clear_reasons(f);
 	for (size_t i = 0; i < f->npending; i++)
 		free(f->pending[i]);
 	free(f->pending);
-	free(f->device);
-	free(f->mountpoint);
+	free(f->bt.device);
+	free(f->bt.mountpoint);
 	free(f->object_path);
 	free(f);
 	return NULL;
@@ -649,9 +632,9 @@ int manager_resolve(struct manager *m, const char *escaped, struct fsys **ret_f,
 	if (abspath[0] != '/')
 		return famfs_err_set(err, -EINVAL, "path \"%s\" is not absolute", abspath);
 	for (struct fsys *f = m->fsys; f; f = f->next) {
-		size_t n = strlen(f->mountpoint);
+		size_t n = strlen(f->bt.mountpoint);
 
-		if (strncmp(abspath, f->mountpoint, n) == 0 && (abspath[n] == '\0' || abspath[n] == '/') &&
+		if (strncmp(abspath, f->bt.mountpoint, n) == 0 && (abspath[n] == '\0' || abspath[n] == '/') &&
 		    n > best_len) {
 			best = f;
 			best_len = n;
@@ -671,5 +654,5 @@ int manager_resolve(struct manager *m, const char *escaped, struct fsys **ret_f,
 		if (*p != '/')
 			break;
 	}
-	return famfs_path_relative(best->mountpoint, abspath, ret_rel, rel_size, err);
+	return famfs_path_relative(best->bt.mountpoint, abspath, ret_rel, rel_size, err);
 }

@@ -189,10 +189,10 @@ void attach_plan_done(struct attach_plan *p)
 
 void hotplug_detach(struct fsys *f, const char *reason)
 {
-	if (f->fs) {
-		if (f->backend->detach)
-			f->backend->detach(f);
-		f->fs = fsys_close_fs(f);
+	if (f->bt.fs) {
+		if (f->bt.ops->detach)
+			f->bt.ops->detach(&f->bt);
+		f->bt.fs = fsys_close_fs(f);
 	}
 	snprintf(f->attach_error, sizeof(f->attach_error), "%s", reason);
 	f->corrupt[0] = '\0';
@@ -262,7 +262,7 @@ static enum probe_result probe(const char *devnode, char uuid[37], bool *ret_ima
 static struct fsys *find_by_device(struct manager *m, const char *devnode)
 {
 	for (struct fsys *f = m->fsys; f; f = f->next)
-		if (!strcmp(f->device, devnode))
+		if (!strcmp(f->bt.device, devnode))
 			return f;
 	return NULL;
 }
@@ -292,9 +292,9 @@ static void append_fsys(struct manager *m, struct fsys *f)
 
 static void log_attached(const struct fsys *f, const char *how)
 {
-	fprintf(stderr, "famfs-manager: %s: %s %s at %s, backend %s, %s, health %s%s%s\n", f->device, how,
-		f->uuid[0] ? f->uuid : "(no uuid)", f->mountpoint[0] ? f->mountpoint : "(not mounted)",
-		f->backend->name, f->fs ? (f->fs->master ? "master" : "client") : "not usable",
+	fprintf(stderr, "famfs-manager: %s: %s %s at %s, backend %s, %s, health %s%s%s\n", f->bt.device, how,
+		f->bt.uuid[0] ? f->bt.uuid : "(no uuid)", f->bt.mountpoint[0] ? f->bt.mountpoint : "(not mounted)",
+		f->bt.ops->name, f->bt.fs ? (f->bt.fs->master ? "master" : "client") : "not usable",
 		health_name(f->health), f->nreasons ? ": " : "", f->nreasons ? f->reasons[0] : "");
 }
 
@@ -312,15 +312,15 @@ static void device_added(struct manager *m, const char *devnode, bool coldplug)
 		return;
 	}
 	if (pr == PROBE_NOT_FAMFS) {
-		if (old && old->fs) {
+		if (old && old->bt.fs) {
 			hotplug_detach(old, "device no longer holds famfs");
 			bus_schedule_flush(m);
 		}
 		return;
 	}
-	if (old && old->fs) {
+	if (old && old->bt.fs) {
 		/* Still the same file system: the follower keeps it current. */
-		if (pr == PROBE_FAMFS && !strcmp(old->uuid, uuid))
+		if (pr == PROBE_FAMFS && !strcmp(old->bt.uuid, uuid))
 			return;
 		hotplug_detach(old, pr == PROBE_FAMFS ? "device now holds another file system" :
 			       "superblock damaged while attached");
@@ -360,10 +360,10 @@ static void device_removed(struct manager *m, const char *devnode)
 {
 	struct fsys *f = find_by_device(m, devnode);
 
-	if (!f || (!f->fs && f->device_gone))
+	if (!f || (!f->bt.fs && f->device_gone))
 		return;
 	fprintf(stderr, "famfs-manager: %s: device removed; detaching %s\n", devnode,
-		f->mountpoint[0] ? f->mountpoint : f->uuid);
+		f->bt.mountpoint[0] ? f->bt.mountpoint : f->bt.uuid);
 	hotplug_detach(f, "device removed");
 	bus_schedule_flush(m);
 }
@@ -400,10 +400,10 @@ static void medium_replaced(struct manager *m, struct fsys *f)
 {
 	char devnode[4096], reason[FAMFS_ERR_MSG_MAX];
 
-	snprintf(devnode, sizeof(devnode), "%s", f->device);
-	snprintf(reason, sizeof(reason), "%s", f->fs->medium_change);
+	snprintf(devnode, sizeof(devnode), "%s", f->bt.device);
+	snprintf(reason, sizeof(reason), "%s", f->bt.fs->medium_change);
 	fprintf(stderr, "famfs-manager: %s: %s; detaching %s and attaching what the device holds now\n",
-		devnode, reason, f->mountpoint[0] ? f->mountpoint : f->uuid);
+		devnode, reason, f->bt.mountpoint[0] ? f->bt.mountpoint : f->bt.uuid);
 	hotplug_detach(f, reason);
 	drop_page_cache(devnode);
 	device_added(m, devnode, false);
@@ -417,7 +417,7 @@ void hotplug_replace_changed_media(struct manager *m)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	for (struct fsys *f = m->fsys; f;) {
-		if (f->fs && f->medium_changed_at && now - f->medium_changed_at >= m->cfg.grace_ms * 1000) {
+		if (f->bt.fs && f->medium_changed_at && now - f->medium_changed_at >= m->cfg.grace_ms * 1000) {
 			medium_replaced(m, f);
 			f = m->fsys;    /* the list changed */
 			continue;
@@ -466,7 +466,7 @@ int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan)
 {
 	char *mp = NULL;
 
-	f->backend = plan->backend;
+	f->bt.ops = plan->backend;
 	if (!plan->mount)
 		mp = strdup("");
 	else if (plan->mountpoint)
@@ -475,8 +475,8 @@ int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan)
 	if (!plan->mount || mp) {
 		if (!mp)
 			return -ENOMEM;
-		free(f->mountpoint);
-		f->mountpoint = mp;
+		free(f->bt.mountpoint);
+		f->bt.mountpoint = mp;
 	}
 	return 0;
 }
@@ -484,10 +484,10 @@ int hotplug_apply_plan(struct fsys *f, struct attach_plan *plan)
 /* After a failed backend step: the view backend instead, when the plan allows. */
 static bool fall_back_to_view(struct fsys *f, const struct attach_plan *plan, int r, struct famfs_err *err)
 {
-	if (r >= 0 || !plan->fallback_view || f->backend == &backend_view)
+	if (r >= 0 || !plan->fallback_view || f->bt.ops == &backend_view)
 		return false;
-	manager_log("%s: kernel backend: %s; using the view backend", f->mountpoint, err->msg);
-	f->backend = &backend_view;
+	manager_log("%s: kernel backend: %s; using the view backend", f->bt.mountpoint, err->msg);
+	f->bt.ops = &backend_view;
 	memset(err, 0, sizeof(*err));
 	return true;
 }
@@ -496,9 +496,9 @@ int hotplug_backend_prepare(struct fsys *f, const struct attach_plan *plan, stru
 {
 	int r;
 
-	if (!f->backend->prepare)
+	if (!f->bt.ops->prepare)
 		return 0;
-	r = f->backend->prepare(f, err);
+	r = f->bt.ops->prepare(&f->bt, err);
 	return fall_back_to_view(f, plan, r, err) ? 0 : r;
 }
 
@@ -506,10 +506,10 @@ int hotplug_backend_attach(struct fsys *f, const struct attach_plan *plan, struc
 {
 	int r;
 
-	if (!f->backend->attach)
+	if (!f->bt.ops->attach)
 		return 0;
-	r = f->backend->attach(f, err);
+	r = f->bt.ops->attach(&f->bt, err);
 	if (!fall_back_to_view(f, plan, r, err))
 		return r;
-	return f->backend->attach ? f->backend->attach(f, err) : 0;
+	return f->bt.ops->attach ? f->bt.ops->attach(&f->bt, err) : 0;
 }

@@ -21,19 +21,7 @@
 #include <linux/famfs_ioctl.h>
 #undef famfs_extent_type
 
-struct fsys;
-struct manager;
-
-extern const struct backend_ops backend_kernel;
-
-enum backend_choice {
-	BACKEND_AUTO,
-	BACKEND_KERNEL,
-	BACKEND_VIEW,
-};
-
-const char *backend_choice_name(enum backend_choice c);
-int backend_choice_parse(const char *s, enum backend_choice *ret);
+#include "backend.h"
 
 /* Mount flags, as upstream's v1 mount uses them. */
 #define KERNEL_MOUNT_FLAGS (MS_NOATIME | MS_NOSUID | MS_NOEXEC | MS_NODEV)
@@ -165,7 +153,7 @@ struct kernel_stats {
 	uint64_t replay_usec;  /* instantiating the namespace */
 };
 
-int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret);
+int kernel_stats_get(const struct backend_target *t, struct kernel_stats *ret);
 
 /*
  * The mount-level part of `famfsctl check`: every regular file in the
@@ -175,6 +163,6 @@ int kernel_stats_get(const struct fsys *f, struct kernel_stats *ret);
  */
 typedef void (*kernel_check_fn)(void *userdata, const char *code, int64_t index,
 				const char *relpath, const char *message);
-int kernel_check_mount(struct fsys *f, kernel_check_fn fn, void *userdata, struct famfs_err *err);
+int kernel_check_mount(struct backend_target *t, kernel_check_fn fn, void *userdata, struct famfs_err *err);
 
 #endif

@@ -246,9 +246,9 @@ int main(int argc, char **argv)
 		*tail = f;
 		tail = &f->next;
 		m.nfsys++;
-		fprintf(stderr, "famfs-manager: %s: %s at %s, %s, health %s%s%s\n", f->device,
-			f->uuid[0] ? f->uuid : "(no uuid)", f->mountpoint,
-			f->fs ? (f->fs->master ? "master" : "client") : "not usable",
+		fprintf(stderr, "famfs-manager: %s: %s at %s, %s, health %s%s%s\n", f->bt.device,
+			f->bt.uuid[0] ? f->bt.uuid : "(no uuid)", f->bt.mountpoint,
+			f->bt.fs ? (f->bt.fs->master ? "master" : "client") : "not usable",
 			health_name(f->health), f->nreasons ? ": " : "", f->nreasons ? f->reasons[0] : "");
 	}
 	if (m.cfg.ndevices == 0 && !m.cfg.hp.udev)

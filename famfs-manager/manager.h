@@ -15,8 +15,10 @@
 
 #include "error.h"
 #include "escape.h"
+#include "backend.h"
 #include "fs.h"
 #include "hotplug.h"
+#include "logging.h"
 
 #define MANAGER_BUS_NAME   "org.famfs.Manager"
 #define MANAGER_PATH       "/org/famfs/Manager"
@@ -30,8 +32,6 @@
 #define MANAGER_DEFAULT_GRACE_MS      2000
 #define MANAGER_MAX_DEVICES           64
 #define MANAGER_MAX_REASONS           16
-/* Largest file the view backend copies for a caller not trusted with the device. */
-#define VIEW_COPY_MAX                 (1ULL << 30)
 
 /* Thresholds for the degraded health state. */
 #define MANAGER_LOG_FULL_PERCENT      90
@@ -45,69 +45,12 @@ enum health {
 
 const char *health_name(enum health h);
 
-struct fsys;
-
-/*
- * What makes files visible on this host.  The view backend keeps the
- * namespace in the daemon only; a kernel backend (famfs.ko: mount, .meta
- * files, MAP_CREATE) implements the same operations.
- */
-struct backend_ops {
-	const char *name;
-	/* at attach, before the log is replayed (optional) */
-	int (*prepare)(struct fsys *f, struct famfs_err *err);
-	/* after the log has been replayed at attach */
-	int (*attach)(struct fsys *f, struct famfs_err *err);
-	/*
-	 * A namespace node (file or directory) was added, by replay or by us;
-	 * @e is its log entry as the replay validated it, or NULL.
-	 */
-	int (*instantiate)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e,
-			   struct famfs_err *err);
-	/* an fd through which a caller reaches a file's data at its extents */
-	int (*open_data)(struct fsys *f, uint32_t node, bool writable, int *ret_fd,
-			 struct famfs_err *err);
-	/*
-	 * A read-only fd of the bytes of file @node (log entry @e, validated)
-	 * and nothing else, for callers not trusted with what open_data gives;
-	 * NULL when open_data's fd is already the file alone.
-	 */
-	int (*open_copy)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int *ret_fd,
-			 struct famfs_err *err);
-	/*
-	 * Writes @len bytes from @src (a sealed memfd) at the start of file
-	 * @node (log entry @e, validated); NULL when open_data's writable fd
-	 * is the file alone, which the caller then writes through.
-	 */
-	int (*write_from)(struct fsys *f, uint32_t node, const struct famfs_log_entry *e, int src,
-			  uint64_t len, struct famfs_err *err);
-	/*
-	 * Where the superblock region and the log can be read coherently with
-	 * this backend's writes (@readable bytes from the start of the medium),
-	 * or NULL: then the device mapping is (optional).
-	 */
-	const uint8_t *(*medium_view)(struct fsys *f, uint64_t *readable);
-	/*
-	 * 1 with a reason in @buf when the medium reported a failure that
-	 * disables the file system (famfs.ko's dax_error), else 0 (optional)
-	 */
-	int (*media_error)(struct fsys *f, char *buf, size_t len);
-	void (*detach)(struct fsys *f);
-	/* open_data's fd is the file itself: map it at file offsets, not extents */
-	bool data_fd_is_file;
-};
-
-extern const struct backend_ops backend_view;
 
 struct fsys {
 	struct manager *m;
-	char *device;
-	char *mountpoint;
+	/* the file system as its backend serves it: device, mount point, fs */
+	struct backend_target bt;
 	char *object_path;
-	char uuid[37];                  /* "" when the superblock is unreadable */
-	const struct backend_ops *backend;
-	void *backend_data;
-	struct famfs_fs *fs;            /* NULL when attach failed */
 
 	enum health health;
 	char *reasons[MANAGER_MAX_REASONS];
@@ -238,11 +181,6 @@ uint64_t fsys_log_total(const struct fsys *f);
 uint64_t fsys_count(const struct fsys *f, bool dirs);
 char *fsys_abspath(const struct fsys *f, const char *rel);
 
-/*
- * One line on stderr (the journal), escaped as a whole (escape.h) so
- * that a name from the medium cannot forge a line or send a terminal escape.
- */
-void manager_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* bus.c */
 int bus_setup(struct manager *m);
