@@ -253,7 +253,7 @@ static int resolve(struct manager *m, const char *path, struct fsys **ret_f, cha
 	if (f->media_error[0])
 		return fsys_error(e, ERR("MediaFailure"), f->bt.mountpoint, "", f->media_error);
 	/* Its namespace and extents describe a file system the device no longer holds. */
-	if (f->bt.fs->medium_changed)
+	if (famfs_fs_medium_change(f->bt.fs))
 		return fsys_error(e, ERR("MediumChanged"), f->bt.mountpoint, "", f->bt.fs->medium_change);
 	*ret_f = f;
 	return 0;

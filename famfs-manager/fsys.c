@@ -141,7 +141,7 @@ void fsys_update_health(struct fsys *f)
 			add_reason(r, &n, "%s", f->media_error);
 			h = HEALTH_FAILED;
 		}
-		if (f->bt.fs->medium_changed) {
+		if (famfs_fs_medium_change(f->bt.fs)) {
 			add_reason(r, &n, "%s", f->bt.fs->medium_change);
 			h = HEALTH_FAILED;
 		}

@@ -123,12 +123,12 @@ void famfs_fs_get_stats(const struct famfs_fs *fs, struct famfs_fs_stats *ret)
 
 const char *famfs_fs_medium_change(const struct famfs_fs *fs)
 {
-	return fs->medium_changed ? fs->medium_change : NULL;
+	return fs->medium_change_kind != FAMFS_MEDIUM_SAME ? fs->medium_change : NULL;
 }
 
 bool famfs_fs_medium_change_is_log_reset(const struct famfs_fs *fs)
 {
-	return fs->medium_changed && fs->medium_change_is_log_reset;
+	return fs->medium_change_kind == FAMFS_MEDIUM_LOG_RESET;
 }
 
 int famfs_fs_use_metadata_view(struct famfs_fs *fs, uint8_t *view, struct famfs_err *err)
@@ -298,34 +298,38 @@ int famfs_fs_revalidate(struct famfs_fs *fs, struct famfs_err *err)
 	struct famfs_log_header h;
 	struct famfs_err why = { 0 };
 	char change[FAMFS_ERR_MSG_MAX] = "";
-	bool log_reset = false;
+	enum famfs_medium_change kind = FAMFS_MEDIUM_SAME;
 
 	invalidate(fs, fs->sb, sizeof(*fs->sb));
 	memcpy(&sb, fs->sb, sizeof(sb));
 	invalidate(fs, fs->log, sizeof(*fs->log));
 	memcpy(&h, fs->log, sizeof(h));
-	if (famfs_superblock_validate(&sb, fs->dev->size, &why) != FAMFS_OK)
+	if (famfs_superblock_validate(&sb, fs->dev->size, &why) != FAMFS_OK) {
+		kind = FAMFS_MEDIUM_SUPERBLOCK_INVALID;
 		snprintf(change, sizeof(change), "superblock no longer valid (%s): the file system was destroyed "
 			 "or the device re-formatted", why.msg);
-	else if (!superblock_changed(&fs->sb_at_open, &sb, change, sizeof(change)) &&
-		 famfs_log_header_validate(&h, fs->layout.log_len, &why) == FAMFS_OK &&
-		 h.next_index < fs->applied) {
-		log_reset = true;
+	} else if (superblock_changed(&fs->sb_at_open, &sb, change, sizeof(change))) {
+		kind = FAMFS_MEDIUM_SUPERBLOCK_CHANGED;
+	} else if (famfs_log_header_validate(&h, fs->layout.log_len, &why) == FAMFS_OK &&
+		   h.next_index < fs->applied) {
+		kind = FAMFS_MEDIUM_LOG_RESET;
 		snprintf(change, sizeof(change), "log went backwards: next_index %" PRIu64 " is below the %" PRIu64
 			 " entries already applied: the log was reset or the device re-formatted",
 			 h.next_index, fs->applied);
 	}
 	/*
 	 * A header that no longer validates is the replay's error, not a
-	 * change of medium.  A reset log is what mkfs writes first: when the
-	 * new superblock follows, it says more, and replaces the message.
+	 * change of medium.  mkfs writes the new log first, then clears the
+	 * superblock and writes the new one: a poll can see a reset log, then
+	 * no superblock, then another file system's.  Each later stage says
+	 * more than the one before and replaces its message; the medium stays
+	 * changed whatever it shows afterwards.
 	 */
-	if (change[0] && (!fs->medium_changed || (fs->medium_change_is_log_reset && !log_reset))) {
+	if (kind > fs->medium_change_kind) {
 		snprintf(fs->medium_change, sizeof(fs->medium_change), "%s", change);
-		fs->medium_change_is_log_reset = log_reset;
-		fs->medium_changed = true;
+		fs->medium_change_kind = kind;
 	}
-	if (fs->medium_changed)
+	if (fs->medium_change_kind != FAMFS_MEDIUM_SAME)
 		return famfs_err_set(err, -FAMFS_EMEDIUMCHANGED, "%s: %s", fs->dev->path, fs->medium_change);
 	return 0;
 }

@@ -25,6 +25,14 @@
 /* Most files one batch may create. */
 #define FAMFS_BATCH_MAX 65536
 
+/* What famfs_fs_revalidate found, in the order a re-format shows them. */
+enum famfs_medium_change {
+	FAMFS_MEDIUM_SAME,
+	FAMFS_MEDIUM_LOG_RESET,               /* next_index went backwards */
+	FAMFS_MEDIUM_SUPERBLOCK_INVALID,      /* destroyed, or mkfs halfway */
+	FAMFS_MEDIUM_SUPERBLOCK_CHANGED,      /* another UUID, layout or master */
+};
+
 struct famfs_fs {
 	struct famfs_device *dev;
 	struct famfs_superblock *sb;     /* in the mapping */
@@ -41,8 +49,7 @@ struct famfs_fs {
 	char last_rejected[FAMFS_ERR_MSG_MAX];
 	/* the superblock as validated at open: what every later read is compared with */
 	struct famfs_superblock sb_at_open;
-	bool medium_changed;             /* sticky: set by famfs_fs_revalidate */
-	bool medium_change_is_log_reset;
+	enum famfs_medium_change medium_change_kind;   /* sticky: set by famfs_fs_revalidate */
 	char medium_change[FAMFS_ERR_MSG_MAX];
 	/* told of entries another writer appended, found while catching up to write */
 	void (*observer)(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,

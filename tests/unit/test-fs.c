@@ -517,6 +517,54 @@ static void test_medium_change_refused(struct fixture *f, gconstpointer data)
 }
 
 
+/*
+ * mkfs.famfs -f under an attached file system writes a new log, clears the
+ * superblock, then writes the new one; a poll can land between any two of
+ * those.  Each later stage replaces the message with what it says better,
+ * so the reason ends as "UUID changed", never stuck at a halfway state.
+ */
+static void test_medium_change_stages(struct fixture *f, gconstpointer data)
+{
+	struct famfs_file_spec spec = { .relpath = "a", .size = MiB, .mode = 0644 };
+	struct famfs_superblock *sb = (struct famfs_superblock *)famfs_fs_superblock(f->master);
+	struct famfs_log_header *lh = (struct famfs_log_header *)famfs_fs_log_header(f->master);
+	struct famfs_superblock saved;
+	struct famfs_err err = { 0 };
+	uint64_t n;
+
+	g_assert_cmpint(famfs_fs_create_files(f->master, &spec, 1, NULL, NULL, &err), ==, 0);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
+	g_assert_null(famfs_fs_medium_change(f->client));
+	memcpy(&saved, sb, sizeof(saved));
+	n = lh->next_index;
+
+	lh->next_index = lh->next_seqnum = 0;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(famfs_fs_medium_change(f->client), "log went backwards"));
+	g_assert_true(famfs_fs_medium_change_is_log_reset(f->client));
+
+	memset(sb, 0, sizeof(*sb));
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(famfs_fs_medium_change(f->client), "superblock no longer valid"));
+	g_assert_false(famfs_fs_medium_change_is_log_reset(f->client));
+
+	memcpy(sb, &saved, sizeof(saved));
+	sb->uuid[0] ^= 0xff;
+	sb->crc = famfs_superblock_crc(sb);
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(famfs_fs_medium_change(f->client), "superblock UUID changed from "));
+	g_assert_nonnull(strstr(err.msg, "superblock UUID changed from "));
+
+	/* later damage does not hide what happened first */
+	sb->magic = 0;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+	g_assert_nonnull(strstr(famfs_fs_medium_change(f->client), "superblock UUID changed from "));
+
+	memcpy(sb, &saved, sizeof(saved));
+	lh->next_index = lh->next_seqnum = n;
+	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
+}
+
 /* The superblock region and the log, to prove a refused call wrote nothing. */
 static GBytes *meta_bytes(struct fixture *f)
 {
@@ -622,6 +670,7 @@ int main(int argc, char **argv)
 	ADD("/fs/observer-hears-catch-up", test_observer_hears_catch_up, 4);
 	ADD("/fs/shrunk-image-refused", test_shrunk_image_refused, 4);
 	ADD("/fs/medium-change-refused", test_medium_change_refused, 4);
+	ADD("/fs/medium-change-stages", test_medium_change_stages, 4);
 	ADD("/fs/huge-size-leaves-log-untouched", test_huge_size_leaves_log_untouched, 4);
 	ADD("/fs/batch-bad-first-creates-none", test_batch_bad_first_creates_none, 4);
 	return g_test_run();
