@@ -116,6 +116,15 @@ int config_set_string(char **dst, const char *v)
 	return 0;
 }
 
+/* "PATH:LINE: " before a message a key's parser left (or the errno's text). */
+static void prefix_location(char *errbuf, size_t errlen, const char *path, unsigned lineno, int r)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), "%s", errbuf[0] ? errbuf : strerror(-r));
+	snprintf(errbuf, errlen, "%s:%u: %s", path, lineno, why);
+}
+
 int config_load(struct manager_config *c, const char *path, bool must_exist,
 		char *errbuf, size_t errlen)
 {
@@ -211,6 +220,8 @@ int config_load(struct manager_config *c, const char *path, bool must_exist,
 					 val, key);
 			else if (r == -ENOMEM)
 				snprintf(errbuf, errlen, "out of memory");
+			else
+				prefix_location(errbuf, errlen, path, lineno, r);
 			break;
 		}
 	}
