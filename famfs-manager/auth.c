@@ -38,7 +38,7 @@ struct auth_pending {
  */
 static int bus_group_ids(struct bus_server *s, const char *sender, gid_t *ret, size_t max)
 {
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *key;
 	int n = -ENODATA, r;
 
@@ -72,7 +72,6 @@ static int bus_group_ids(struct bus_server *s, const char *sender, gid_t *ret, s
 		if (r >= 0)
 			r = sd_bus_message_exit_container(reply);
 	}
-	sd_bus_message_unref(reply);
 	return r < 0 ? r : n;
 }
 
@@ -82,7 +81,7 @@ static int sender_entry(struct bus_server *s, sd_bus_message *msg, const struct 
 	const char *sender = sd_bus_message_get_sender(msg);
 	struct sender_cache_entry *e;
 	const gid_t *groups = NULL;
-	sd_bus_creds *c = NULL;
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
 	gid_t bus_groups[SENDER_MAX_GROUPS];
 	uid_t uid;
 	gid_t gid = (gid_t)-1;
@@ -109,17 +108,13 @@ static int sender_entry(struct bus_server *s, sd_bus_message *msg, const struct 
 		(void)sd_bus_creds_get_gid(c, &gid);
 	if (r >= 0)
 		ngroups = sd_bus_creds_get_supplementary_gids(c, &groups);
-	if (r < 0) {
-		sd_bus_creds_unref(c);
+	if (r < 0)
 		return r;
-	}
 	if (ngroups < 0 && sender) {
 		/* sd-bus does not ask dbus-daemon for them: its GetConnectionCredentials tells */
 		ngroups = bus_group_ids(s, sender, bus_groups, SENDER_MAX_GROUPS);
-		if (ngroups == -E2BIG) {
-			sd_bus_creds_unref(c);
+		if (ngroups == -E2BIG)
 			return ngroups;
-		}
 		groups = bus_groups;
 	}
 	if (gid == (gid_t)-1) {
@@ -135,10 +130,8 @@ static int sender_entry(struct bus_server *s, sd_bus_message *msg, const struct 
 	e = &s->senders[s->sender_next++ % (sizeof(s->senders) / sizeof(s->senders[0]))];
 	memset(e, 0, sizeof(*e));
 	/* A name too long to cache, or more groups than an entry holds: this call only. */
-	if (ngroups > SENDER_MAX_GROUPS) {
-		sd_bus_creds_unref(c);
+	if (ngroups > SENDER_MAX_GROUPS)
 		return -E2BIG;
-	}
 	if (sender && strlen(sender) < sizeof(e->name))
 		snprintf(e->name, sizeof(e->name), "%s", sender);
 	e->uid = uid;
@@ -147,7 +140,6 @@ static int sender_entry(struct bus_server *s, sd_bus_message *msg, const struct 
 	e->ngroups = ngroups > 0 ? (size_t)ngroups : 0;
 	if (e->ngroups)
 		memcpy(e->groups, groups, e->ngroups * sizeof(gid_t));
-	sd_bus_creds_unref(c);
 	*ret = e;
 	return 0;
 }
@@ -275,7 +267,7 @@ out:
 int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 	       auth_continue_fn cont, sd_bus_error *e)
 {
-	sd_bus_message *call = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
 	struct auth_pending *p;
 	uid_t uid;
 	int r;
@@ -310,7 +302,6 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 					  sd_bus_message_get_allow_interactive_authorization(msg) ? 1u : 0u, "");
 	if (r >= 0)
 		r = sd_bus_call_async(s->bus, NULL, call, polkit_reply, p, POLKIT_TIMEOUT_USEC);
-	sd_bus_message_unref(call);
 	if (r < 0) {
 		free(p);
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,

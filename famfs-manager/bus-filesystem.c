@@ -208,7 +208,7 @@ static void emit_files_added(struct bus_server *s, struct fsys *f)
 	if (r >= 0)
 		r = sd_bus_send(s->bus, sig, NULL);
 	if (r < 0)
-		log_about_errno(LOG_WARNING, r, f->bt.mountpoint, "cannot send FilesAdded: %m");
+		log_fs_errno(LOG_WARNING, r, f, "cannot send FilesAdded: %m");
 	fsys_clear_pending(f);
 }
 
@@ -223,7 +223,7 @@ void bus_flush_changes(struct bus_server *s)
 							       "EntriesReplayed", "InvalidEntries",
 							       "TornTailRetries", "LastReplay", NULL);
 			if (r < 0)
-				log_about_errno(LOG_WARNING, r, f->bt.mountpoint, "cannot send PropertiesChanged: %m");
+				log_fs_errno(LOG_WARNING, r, f, "cannot send PropertiesChanged: %m");
 		}
 		f->dirty = false;
 		if (f->npending > 0)

@@ -253,7 +253,7 @@ void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_en
 	if (!n)
 		return;
 	if (f->bt.ops->instantiate && f->bt.ops->instantiate(&f->bt, node, e, &err) < 0)
-		log_about(LOG_WARNING, f->bt.mountpoint, "cannot instantiate \"%s\": %s", n->path, err.msg);
+		log_fs(LOG_WARNING, f, "cannot instantiate \"%s\": %s", n->path, err.msg);
 	f->dirty = true;
 	/*
 	 * Stamped once per batch, in fsys_update_health: where the clock
@@ -308,7 +308,7 @@ bool fsys_follow(struct fsys *f)
 	if (!device_present(f)) {
 		if (!f->device_gone) {
 			f->device_gone = true;
-			log_about(LOG_WARNING, f->bt.mountpoint, "device %s is gone", f->bt.device);
+			log_fs(LOG_WARNING, f, "device %s is gone", f->bt.device);
 		}
 		fsys_update_health(f);
 		return f->dirty;
@@ -320,7 +320,7 @@ bool fsys_follow(struct fsys *f)
 	 */
 	if (!f->media_error[0] && f->bt.ops->media_error &&
 	    f->bt.ops->media_error(&f->bt, f->media_error, sizeof(f->media_error)) > 0)
-		log_about(LOG_ERR, f->bt.mountpoint, "%s", f->media_error);
+		log_fs(LOG_ERR, f, "%s", f->media_error);
 	if (f->media_error[0]) {
 		fsys_update_health(f);
 		return f->dirty;
@@ -331,11 +331,11 @@ bool fsys_follow(struct fsys *f)
 	if (r == -FAMFS_EMEDIUMCHANGED) {
 		if (!f->medium_changed_at) {
 			f->medium_changed_at = now_usec(CLOCK_MONOTONIC);
-			log_about(LOG_ERR, f->bt.mountpoint, "%s; refusing every change to it", err.msg);
+			log_fs(LOG_ERR, f, "%s; refusing every change to it", err.msg);
 		}
 	} else if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
-			log_about(LOG_ERR, f->bt.mountpoint, "%s", err.msg);
+			log_fs(LOG_ERR, f, "%s", err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		}
 	} else {

@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "error.h"
 #include "fs.h"
+#include "logging.h"
 
 #define FSYS_MAX_REASONS           16
 
@@ -110,6 +111,9 @@ static inline struct famfs_fs *fsys_fs(const struct fsys *f)
 }
 /* What names @f in log lines: its mount point, else its uuid or device. */
 const char *fsys_name(const struct fsys *f);
+/* A log line about @f, prefixed with fsys_name(@f). */
+#define log_fs(prio, f, ...)                log_about(prio, fsys_name(f), __VA_ARGS__)
+#define log_fs_errno(prio, error, f, ...)   log_about_errno(prio, error, fsys_name(f), __VA_ARGS__)
 const char *fsys_role(const struct fsys *f);    /* "master", "client" or "unknown" */
 struct famfs_ns *fsys_namespace(const struct fsys *f);
 uint64_t fsys_capacity(const struct fsys *f);
