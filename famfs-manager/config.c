@@ -306,7 +306,7 @@ int config_load(struct manager_config *c, const char *path, bool must_exist, str
 		if (r == -ENOMEM)
 			return famfs_err_set(err, -ENOMEM, "out of memory");
 		if (r < 0)
-			return famfs_err_set(err, r, "%s:%u: %s", path, lineno, kerr.msg);
+			return famfs_err_set(err, r, "%s:%u: %s", path, lineno, kerr.msg[0] ? kerr.msg : strerror(-r));
 	}
 	if (ferror(f))
 		return famfs_err_set(err, -EIO, "cannot read %s", path);
