@@ -222,17 +222,16 @@ static void bench_attach(void)
 		uint64_t t0;
 		int r;
 
-		config_init(&m.cfg);
+		manager_init(&m);
 		m.cfg.mount_root = strdup("/run/famfs-bench");
 		t0 = now_ns();
-		r = fsys_attach(&m, img, &f);
+		r = manager_attach(&m, img, "attached", &f);
 		v[i] = (now_ns() - t0) / 1e6;
 		if (r < 0 || !f->bt.fs || fsys_count(f, false) != 15420) {
 			printf("attach: failed (%s)\n", r < 0 ? strerror(-r) : f->attach_error);
 			return;
 		}
-		fsys_free(f);
-		config_free(&m.cfg);
+		manager_done(&m);
 	}
 	{
 		double med = percentile(v, n, 0.5);

@@ -15,12 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auth.h"
+#include "bus.h"
+#include "cleanup.h"
+#include "famfs/bus-api.h"
 #include "manager.h"
 
 #define POLKIT_TIMEOUT_USEC (25ULL * 1000000)
 
 struct auth_pending {
-	struct manager *m;
+	struct bus_server *s;
 	sd_bus_message *msg;
 	auth_continue_fn cont;
 	char action[96];
@@ -32,13 +36,13 @@ struct auth_pending {
  * and supplementary: UnixGroupIDs of GetConnectionCredentials); -ENODATA
  * when the bus does not tell, -E2BIG past @max.
  */
-static int bus_group_ids(struct manager *m, const char *sender, gid_t *ret, size_t max)
+static int bus_group_ids(struct bus_server *s, const char *sender, gid_t *ret, size_t max)
 {
-	sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	const char *key;
 	int n = -ENODATA, r;
 
-	r = sd_bus_call_method(m->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+	r = sd_bus_call_method(s->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
 			       "GetConnectionCredentials", NULL, &reply, "s", sender);
 	if (r < 0)
 		return r;
@@ -68,17 +72,16 @@ static int bus_group_ids(struct manager *m, const char *sender, gid_t *ret, size
 		if (r >= 0)
 			r = sd_bus_message_exit_container(reply);
 	}
-	sd_bus_message_unref(reply);
 	return r < 0 ? r : n;
 }
 
 /* What the bus says about the sender, cached per unique name. */
-static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sender_cache_entry **ret)
+static int sender_entry(struct bus_server *s, sd_bus_message *msg, const struct sender_cache_entry **ret)
 {
 	const char *sender = sd_bus_message_get_sender(msg);
 	struct sender_cache_entry *e;
 	const gid_t *groups = NULL;
-	sd_bus_creds *c = NULL;
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
 	gid_t bus_groups[SENDER_MAX_GROUPS];
 	uid_t uid;
 	gid_t gid = (gid_t)-1;
@@ -86,10 +89,10 @@ static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sen
 	int r;
 
 	/* Unique names are never reused on a bus, so what they map to cannot change. */
-	if (sender && strlen(sender) < sizeof(m->senders[0].name)) {
-		for (size_t i = 0; i < sizeof(m->senders) / sizeof(m->senders[0]); i++) {
-			if (strcmp(m->senders[i].name, sender) == 0) {
-				*ret = &m->senders[i];
+	if (sender && strlen(sender) < sizeof(s->senders[0].name)) {
+		for (size_t i = 0; i < sizeof(s->senders) / sizeof(s->senders[0]); i++) {
+			if (strcmp(s->senders[i].name, sender) == 0) {
+				*ret = &s->senders[i];
 				return 0;
 			}
 		}
@@ -105,17 +108,13 @@ static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sen
 		(void)sd_bus_creds_get_gid(c, &gid);
 	if (r >= 0)
 		ngroups = sd_bus_creds_get_supplementary_gids(c, &groups);
-	if (r < 0) {
-		sd_bus_creds_unref(c);
+	if (r < 0)
 		return r;
-	}
 	if (ngroups < 0 && sender) {
 		/* sd-bus does not ask dbus-daemon for them: its GetConnectionCredentials tells */
-		ngroups = bus_group_ids(m, sender, bus_groups, SENDER_MAX_GROUPS);
-		if (ngroups == -E2BIG) {
-			sd_bus_creds_unref(c);
+		ngroups = bus_group_ids(s, sender, bus_groups, SENDER_MAX_GROUPS);
+		if (ngroups == -E2BIG)
 			return ngroups;
-		}
 		groups = bus_groups;
 	}
 	if (gid == (gid_t)-1) {
@@ -128,13 +127,11 @@ static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sen
 		else
 			gid = uid == 0 ? 0 : (gid_t)-1;
 	}
-	e = &m->senders[m->sender_next++ % (sizeof(m->senders) / sizeof(m->senders[0]))];
+	e = &s->senders[s->sender_next++ % (sizeof(s->senders) / sizeof(s->senders[0]))];
 	memset(e, 0, sizeof(*e));
 	/* A name too long to cache, or more groups than an entry holds: this call only. */
-	if (ngroups > SENDER_MAX_GROUPS) {
-		sd_bus_creds_unref(c);
+	if (ngroups > SENDER_MAX_GROUPS)
 		return -E2BIG;
-	}
 	if (sender && strlen(sender) < sizeof(e->name))
 		snprintf(e->name, sizeof(e->name), "%s", sender);
 	e->uid = uid;
@@ -143,17 +140,16 @@ static int sender_entry(struct manager *m, sd_bus_message *msg, const struct sen
 	e->ngroups = ngroups > 0 ? (size_t)ngroups : 0;
 	if (e->ngroups)
 		memcpy(e->groups, groups, e->ngroups * sizeof(gid_t));
-	sd_bus_creds_unref(c);
 	*ret = e;
 	return 0;
 }
 
-int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid)
+int auth_sender_ids(struct bus_server *s, sd_bus_message *msg, uid_t *ret_uid, gid_t *ret_gid)
 {
 	const struct sender_cache_entry *e;
 	int r;
 
-	r = sender_entry(m, msg, &e);
+	r = sender_entry(s, msg, &e);
 	if (r < 0)
 		return r;
 	*ret_uid = e->uid;
@@ -162,12 +158,12 @@ int auth_sender_ids(struct manager *m, sd_bus_message *msg, uid_t *ret_uid, gid_
 	return 0;
 }
 
-int auth_caller(struct manager *m, sd_bus_message *msg, struct caller *ret)
+int auth_caller(struct bus_server *s, sd_bus_message *msg, struct caller *ret)
 {
 	const struct sender_cache_entry *e;
 	int r;
 
-	r = sender_entry(m, msg, &e);
+	r = sender_entry(s, msg, &e);
 	if (r < 0)
 		return r;
 	ret->uid = e->uid;
@@ -211,8 +207,8 @@ bool caller_may(const struct caller *c, uint32_t mode, uint32_t uid, uint32_t gi
 
 static void reply_denied(struct auth_pending *p, const char *why)
 {
-	p->m->calls_denied++;
-	(void)sd_bus_reply_method_errorf(p->msg, "org.famfs.Error.AccessDenied",
+	p->s->calls_denied++;
+	(void)sd_bus_reply_method_errorf(p->msg, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: %s", (unsigned)p->uid,
 					 p->action, why);
 }
@@ -253,7 +249,7 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 
 		r = sd_bus_message_rewind(p->msg, true);
 		if (r >= 0)
-			r = p->cont(p->msg, p->m, &err);
+			r = p->cont(p->msg, p->s, &err);
 		if (r < 0) {
 			if (sd_bus_error_is_set(&err))
 				(void)sd_bus_reply_method_error(p->msg, &err);
@@ -268,34 +264,34 @@ out:
 	return 0;
 }
 
-int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
+int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 	       auth_continue_fn cont, sd_bus_error *e)
 {
-	sd_bus_message *call = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
 	struct auth_pending *p;
 	uid_t uid;
 	int r;
 
-	r = auth_sender_ids(m, msg, &uid, NULL);
+	r = auth_sender_ids(s, msg, &uid, NULL);
 	if (r < 0)
-		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "cannot tell who sent the call: %s", strerror(-r));
 	if (uid == 0)
-		return cont(msg, m, e);
-	if (!m->cfg.polkit) {
-		m->calls_denied++;
-		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+		return cont(msg, s, e);
+	if (!s->m->cfg.polkit) {
+		s->calls_denied++;
+		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: without polkit (disabled) only root is",
 					 (unsigned)uid, action);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->m = m;
+	p->s = s;
 	p->cont = cont;
 	p->uid = uid;
 	snprintf(p->action, sizeof(p->action), "%s", action);
-	r = sd_bus_message_new_method_call(m->bus, &call, "org.freedesktop.PolicyKit1",
+	r = sd_bus_message_new_method_call(s->bus, &call, "org.freedesktop.PolicyKit1",
 					   "/org/freedesktop/PolicyKit1/Authority",
 					   "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
 	if (r >= 0)
@@ -305,11 +301,10 @@ int auth_check(struct manager *m, sd_bus_message *msg, const char *action,
 		r = sd_bus_message_append(call, "a{ss}us", 0,
 					  sd_bus_message_get_allow_interactive_authorization(msg) ? 1u : 0u, "");
 	if (r >= 0)
-		r = sd_bus_call_async(m->bus, NULL, call, polkit_reply, p, POLKIT_TIMEOUT_USEC);
-	sd_bus_message_unref(call);
+		r = sd_bus_call_async(s->bus, NULL, call, polkit_reply, p, POLKIT_TIMEOUT_USEC);
 	if (r < 0) {
 		free(p);
-		return sd_bus_error_setf(e, "org.famfs.Error.AccessDenied",
+		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: cannot ask polkit: %s",
 					 (unsigned)uid, action, strerror(-r));
 	}

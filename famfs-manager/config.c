@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * /etc/famfs/manager.conf: a small ini file.
+ * /etc/famfs/manager.conf: a small ini file, every key of it parsed here.
  *
  *   [manager]
  *   device = /dev/dax0.0          (repeatable)
@@ -9,11 +9,16 @@
  *   torn-tail-grace = 2000        (milliseconds)
  *   system-uuid-file = /opt/famfs/system_uuid
  *   polkit = yes
- *   udev, udev-source, automount, backend, kernel-module: see hotplug.h
+ *   udev = yes|no                 follow dax/pmem devices (default yes)
+ *   udev-source = auto|udev|kernel
+ *   automount = yes|no            default for every file system (yes)
+ *   backend = auto|kernel|view    auto: kernel when famfs.ko is there
+ *   kernel-module = famfs | /path/famfs.ko   load it when missing (unset: never)
  *
- *   [filesystem UUID]             (one per file system, see hotplug.h)
+ *   [filesystem UUID]             (one per file system)
  *   automount = no
  *   mount-point = /mnt/shared
+ *   backend = view
  *
  * '#' and ';' start comments.  Unknown keys and sections are errors, so a
  * typo does not silently leave a default in place.
@@ -23,8 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 
-#include "manager.h"
+#include "cleanup.h"
+#include "manager-config.h"
 
 #define CONFIG_LINE_MAX 4096
 
@@ -34,7 +41,9 @@ void config_init(struct manager_config *c)
 	c->poll_ms = MANAGER_DEFAULT_POLL_MS;
 	c->grace_ms = MANAGER_DEFAULT_GRACE_MS;
 	c->polkit = true;
-	hotplug_config_init(&c->hp);
+	c->udev = true;
+	c->automount = true;
+	c->backend = BACKEND_AUTO;
 }
 
 void config_free(struct manager_config *c)
@@ -43,28 +52,49 @@ void config_free(struct manager_config *c)
 		free(c->devices[i]);
 	free(c->mount_root);
 	free(c->system_uuid_file);
-	hotplug_config_free(&c->hp);
+	free(c->udev_source);
+	free(c->kernel_module);
+	for (size_t i = 0; i < c->nrules; i++)
+		free(c->rules[i].mountpoint);
 	memset(c, 0, sizeof(*c));
 }
 
-int config_add_device(struct manager_config *c, const char *path, char *errbuf, size_t errlen)
+int config_add_device(struct manager_config *c, const char *path, struct famfs_err *err)
 {
-	if (path[0] == '\0') {
-		snprintf(errbuf, errlen, "empty device path");
-		return -EINVAL;
-	}
+	if (path[0] == '\0')
+		return famfs_err_set(err, -EINVAL, "empty device path");
 	for (size_t i = 0; i < c->ndevices; i++)
 		if (strcmp(c->devices[i], path) == 0)
 			return 0;
-	if (c->ndevices >= MANAGER_MAX_DEVICES) {
-		snprintf(errbuf, errlen, "too many devices (at most %d)", MANAGER_MAX_DEVICES);
-		return -E2BIG;
-	}
+	if (c->ndevices >= MANAGER_MAX_DEVICES)
+		return famfs_err_set(err, -E2BIG, "too many devices (at most %d)", MANAGER_MAX_DEVICES);
 	c->devices[c->ndevices] = strdup(path);
 	if (!c->devices[c->ndevices])
-		return -ENOMEM;
+		return famfs_err_set(err, -ENOMEM, "out of memory");
 	c->ndevices++;
 	return 0;
+}
+
+const struct fs_rule *config_rule(const struct manager_config *c, const char *uuid)
+{
+	for (size_t i = 0; i < c->nrules; i++)
+		if (!strcmp(c->rules[i].uuid, uuid))
+			return &c->rules[i];
+	return NULL;
+}
+
+static struct fs_rule *rule_add(struct manager_config *c, const char *uuid)
+{
+	struct fs_rule *rule = (struct fs_rule *)config_rule(c, uuid);
+
+	if (rule || c->nrules >= MANAGER_MAX_RULES)
+		return rule;
+	rule = &c->rules[c->nrules++];
+	memset(rule, 0, sizeof(*rule));
+	snprintf(rule->uuid, sizeof(rule->uuid), "%s", uuid);
+	rule->automount = -1;
+	rule->backend = -1;
+	return rule;
 }
 
 static char *trim(char *s)
@@ -94,7 +124,8 @@ static int parse_ms(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
-int config_parse_bool(const char *v, bool *ret)
+/* Values as the config file spells them: yes/no, true/false, on/off, 1/0. */
+static int parse_bool(const char *v, bool *ret)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
 		*ret = true;
@@ -105,7 +136,8 @@ int config_parse_bool(const char *v, bool *ret)
 	return 0;
 }
 
-int config_set_string(char **dst, const char *v)
+/* Replaces *@dst with a copy of @v. */
+static int set_string(char **dst, const char *v)
 {
 	char *s = strdup(v);
 
@@ -116,119 +148,167 @@ int config_set_string(char **dst, const char *v)
 	return 0;
 }
 
-/* "PATH:LINE: " before a message a key's parser left (or the errno's text). */
-static void prefix_location(char *errbuf, size_t errlen, const char *path, unsigned lineno, int r)
+/* A mount point: absolute, no "." or ".." component, no doubled slashes. */
+static bool mountpoint_ok(const char *p)
 {
-	char why[256];
+	size_t n = strlen(p);
 
-	snprintf(why, sizeof(why), "%s", errbuf[0] ? errbuf : strerror(-r));
-	snprintf(errbuf, errlen, "%s:%u: %s", path, lineno, why);
+	if (p[0] != '/' || n < 2 || n >= 1024 || p[n - 1] == '/')
+		return false;
+	if (strstr(p, "//") || strstr(p, "/./") || strstr(p, "/../"))
+		return false;
+	if ((n >= 2 && !strcmp(p + n - 2, "/.")) || (n >= 3 && !strcmp(p + n - 3, "/..")))
+		return false;
+	for (const char *s = p; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
-int config_load(struct manager_config *c, const char *path, bool must_exist,
-		char *errbuf, size_t errlen)
+static int parse_backend(const char *v, int *ret)
 {
+	enum backend_choice b;
+
+	if (backend_choice_parse(v, &b) < 0)
+		return -EINVAL;
+	*ret = (int)b;
+	return 0;
+}
+
+/* One key of [manager]: 0, -ENOENT when there is no such key, -EINVAL for a bad value. */
+static int manager_key(struct manager_config *c, const char *key, const char *val,
+		       struct famfs_err *err)
+{
+	int b, r;
+
+	if (!strcmp(key, "device"))
+		return config_add_device(c, val, err);
+	if (!strcmp(key, "mount-root"))
+		return val[0] == '/' ? set_string(&c->mount_root, val) : -EINVAL;
+	if (!strcmp(key, "system-uuid-file"))
+		return val[0] ? set_string(&c->system_uuid_file, val) : -EINVAL;
+	if (!strcmp(key, "poll-interval"))
+		return parse_ms(val, 1, 3600 * 1000, &c->poll_ms);
+	if (!strcmp(key, "torn-tail-grace"))
+		return parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
+	if (!strcmp(key, "polkit"))
+		return parse_bool(val, &c->polkit);
+	if (!strcmp(key, "udev"))
+		return parse_bool(val, &c->udev);
+	if (!strcmp(key, "automount"))
+		return parse_bool(val, &c->automount);
+	if (!strcmp(key, "udev-source")) {
+		if (strcmp(val, "auto") && strcmp(val, "udev") && strcmp(val, "kernel"))
+			return -EINVAL;
+		return set_string(&c->udev_source, val);
+	}
+	if (!strcmp(key, "backend")) {
+		r = parse_backend(val, &b);
+		if (r >= 0)
+			c->backend = (enum backend_choice)b;
+		return r;
+	}
+	if (!strcmp(key, "kernel-module")) {
+		if (!val[0] || (val[0] != '/' && strchr(val, '/')) || val[0] == '-')
+			return -EINVAL;
+		return set_string(&c->kernel_module, val);
+	}
+	return -ENOENT;
+}
+
+/* One key of [filesystem @uuid], as manager_key(). */
+static int filesystem_key(struct manager_config *c, const char *uuid, const char *key, const char *val,
+			  struct famfs_err *err)
+{
+	struct fs_rule *rule;
+	char canon[37];
+	uuid_t u;
+	bool yes;
+
+	if (uuid_parse(uuid, u) < 0)
+		return famfs_err_set(err, -EINVAL, "[filesystem %s]: not a UUID", uuid);
+	if (strcmp(key, "automount") && strcmp(key, "mount-point") && strcmp(key, "backend"))
+		return -ENOENT;
+	uuid_unparse_lower(u, canon);
+	rule = rule_add(c, canon);
+	if (!rule)
+		return famfs_err_set(err, -E2BIG, "more than %d [filesystem] sections", MANAGER_MAX_RULES);
+	if (!strcmp(key, "automount")) {
+		if (parse_bool(val, &yes) < 0)
+			return -EINVAL;
+		rule->automount = yes;
+		return 0;
+	}
+	if (!strcmp(key, "backend"))
+		return parse_backend(val, &rule->backend);
+	if (!mountpoint_ok(val))
+		return -EINVAL;
+	return set_string(&rule->mountpoint, val);
+}
+
+int config_load(struct manager_config *c, const char *path, bool must_exist, struct famfs_err *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
 	char line[CONFIG_LINE_MAX];
 	unsigned lineno = 0;
-	bool in_manager = true;
 	char fs_uuid[64] = "";   /* inside [filesystem UUID] */
-	FILE *f;
 	int r = 0;
 
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT && !must_exist)
 			return 0;
-		r = -errno;
-		snprintf(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
-		return r;
+		return famfs_err_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
 	}
 	while (fgets(line, sizeof(line), f)) {
+		struct famfs_err kerr = {0};
 		char *s, *eq, *key, *val;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(errbuf, errlen, "%s:%u: line longer than %d bytes", path, lineno,
-				 CONFIG_LINE_MAX - 2);
-			r = -EINVAL;
-			break;
-		}
+		if (!strchr(line, '\n') && !feof(f))
+			return famfs_err_set(err, -EINVAL, "%s:%u: line longer than %d bytes", path, lineno,
+					     CONFIG_LINE_MAX - 2);
 		s = trim(line);
 		if (*s == '\0' || *s == '#' || *s == ';')
 			continue;
 		if (*s == '[') {
-			char *e = strchr(s, ']');
+			char *e = strchr(s, ']'), *name;
 
-			if (!e || e[1] != '\0') {
-				snprintf(errbuf, errlen, "%s:%u: malformed section header", path, lineno);
-				r = -EINVAL;
-				break;
-			}
+			if (!e || e[1] != '\0')
+				return famfs_err_set(err, -EINVAL, "%s:%u: malformed section header", path, lineno);
 			*e = '\0';
-			in_manager = strcmp(trim(s + 1), "manager") == 0;
+			name = trim(s + 1);
 			fs_uuid[0] = '\0';
-			if (!in_manager && strncmp(trim(s + 1), "filesystem ", 11) == 0 &&
-			    strlen(trim(trim(s + 1) + 11)) < sizeof(fs_uuid)) {
-				snprintf(fs_uuid, sizeof(fs_uuid), "%s", trim(trim(s + 1) + 11));
+			if (!strcmp(name, "manager"))
+				continue;
+			if (strncmp(name, "filesystem ", 11) == 0 && strlen(trim(name + 11)) < sizeof(fs_uuid)) {
+				snprintf(fs_uuid, sizeof(fs_uuid), "%s", trim(name + 11));
 				continue;
 			}
-			if (!in_manager) {
-				snprintf(errbuf, errlen, "%s:%u: unknown section [%s] (only [manager])",
-					 path, lineno, trim(s + 1));
-				r = -EINVAL;
-				break;
-			}
-			continue;
+			return famfs_err_set(err, -EINVAL, "%s:%u: unknown section [%s] (only [manager])", path,
+					     lineno, name);
 		}
 		eq = strchr(s, '=');
-		if (!eq) {
-			snprintf(errbuf, errlen, "%s:%u: expected key = value", path, lineno);
-			r = -EINVAL;
-			break;
-		}
+		if (!eq)
+			return famfs_err_set(err, -EINVAL, "%s:%u: expected key = value", path, lineno);
 		*eq = '\0';
 		key = trim(s);
 		val = trim(eq + 1);
-		if (fs_uuid[0]) {
-			r = hotplug_config_key(&c->hp, fs_uuid, key, val, errbuf, errlen);
-			if (r == -ENOENT) {
-				snprintf(errbuf, errlen, "%s:%u: unknown key \"%s\" in [filesystem %s]", path,
-					 lineno, key, fs_uuid);
-				r = -EINVAL;
-				break;
-			}
-		} else if (!strcmp(key, "device")) {
-			r = config_add_device(c, val, errbuf, errlen);
-		} else if (!strcmp(key, "mount-root")) {
-			r = val[0] == '/' ? config_set_string(&c->mount_root, val) : -EINVAL;
-		} else if (!strcmp(key, "system-uuid-file")) {
-			r = val[0] ? config_set_string(&c->system_uuid_file, val) : -EINVAL;
-		} else if (!strcmp(key, "poll-interval")) {
-			r = parse_ms(val, 1, 3600 * 1000, &c->poll_ms);
-		} else if (!strcmp(key, "torn-tail-grace")) {
-			r = parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
-		} else if (!strcmp(key, "polkit")) {
-			r = config_parse_bool(val, &c->polkit);
-		} else if ((r = hotplug_config_key(&c->hp, NULL, key, val, errbuf, errlen)) == -ENOENT) {
-			snprintf(errbuf, errlen, "%s:%u: unknown key \"%s\"", path, lineno, key);
-			r = -EINVAL;
-			break;
-		}
-		if (r < 0) {
-			if (r == -EINVAL)
-				snprintf(errbuf, errlen, "%s:%u: invalid value \"%s\" for %s", path, lineno,
-					 val, key);
-			else if (r == -ENOMEM)
-				snprintf(errbuf, errlen, "out of memory");
-			else
-				prefix_location(errbuf, errlen, path, lineno, r);
-			break;
-		}
+		r = fs_uuid[0] ? filesystem_key(c, fs_uuid, key, val, &kerr) : manager_key(c, key, val, &kerr);
+		if (r == -ENOENT && fs_uuid[0])
+			return famfs_err_set(err, -EINVAL, "%s:%u: unknown key \"%s\" in [filesystem %s]", path,
+					     lineno, key, fs_uuid);
+		if (r == -ENOENT)
+			return famfs_err_set(err, -EINVAL, "%s:%u: unknown key \"%s\"", path, lineno, key);
+		if (r == -EINVAL)
+			return famfs_err_set(err, -EINVAL, "%s:%u: invalid value \"%s\" for %s", path, lineno,
+					     val, key);
+		if (r == -ENOMEM)
+			return famfs_err_set(err, -ENOMEM, "out of memory");
+		if (r < 0)
+			return famfs_err_set(err, r, "%s:%u: %s", path, lineno, kerr.msg[0] ? kerr.msg : strerror(-r));
 	}
-	if (r == 0 && ferror(f)) {
-		snprintf(errbuf, errlen, "cannot read %s", path);
-		r = -EIO;
-	}
-	fclose(f);
-	return r;
+	if (ferror(f))
+		return famfs_err_set(err, -EIO, "cannot read %s", path);
+	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Attached file systems: attach (check, open, replay), the log follower and
- * health.  Nothing here talks to the bus except through bus_schedule_flush().
+ * One attached file system: attach (check, open, plan, replay, backend),
+ * the log follower and health.  What changed is marked dirty; the manager
+ * core announces it.
  */
 #include <ctype.h>
 #include <fcntl.h>
@@ -17,13 +18,16 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <systemd/sd-bus.h>
 #include <uuid/uuid.h>
 
 #include "check.h"
-#include "manager.h"
+#include "cleanup.h"
+#include "escape.h"
+#include "famfs/bus-api.h"
+#include "fsys.h"
+#include "logging.h"
 #include "medium-guard.h"
-#include "path.h"
-#include "superblock.h"
 
 const char *health_name(enum health h)
 {
@@ -45,35 +49,64 @@ static uint64_t now_usec(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+const char *fsys_name(const struct fsys *f)
+{
+	if (f->bt.mountpoint && f->bt.mountpoint[0])
+		return f->bt.mountpoint;
+	return f->bt.uuid[0] ? f->bt.uuid : f->bt.device;
+}
+
+const char *fsys_role(const struct fsys *f)
+{
+	if (!f->bt.fs)
+		return "unknown";
+	return famfs_fs_is_master(f->bt.fs) ? "master" : "client";
+}
+
+struct famfs_ns *fsys_namespace(const struct fsys *f)
+{
+	return f->bt.fs ? famfs_fs_namespace(f->bt.fs) : NULL;
+}
+
 uint64_t fsys_capacity(const struct fsys *f)
 {
-	return f->bt.fs ? f->bt.fs->layout.dev_size : 0;
+	return f->bt.fs ? famfs_fs_layout(f->bt.fs)->dev_size : 0;
 }
 
 uint64_t fsys_allocated(const struct fsys *f)
 {
-	return f->bt.fs ? f->bt.fs->alloc.used * FAMFS_ALLOC_UNIT : 0;
+	return f->bt.fs ? famfs_fs_allocator(f->bt.fs)->used * FAMFS_ALLOC_UNIT : 0;
 }
 
 uint64_t fsys_free_bytes(const struct fsys *f)
 {
-	return f->bt.fs ? famfs_alloc_free_bytes(&f->bt.fs->alloc) : 0;
+	return f->bt.fs ? famfs_alloc_free_bytes(famfs_fs_allocator(f->bt.fs)) : 0;
 }
 
 uint64_t fsys_log_used(const struct fsys *f)
 {
-	return f->bt.fs ? f->bt.fs->applied : 0;
+	return f->bt.fs ? famfs_fs_applied(f->bt.fs) : 0;
 }
 
 uint64_t fsys_log_total(const struct fsys *f)
 {
-	return f->bt.fs ? f->bt.fs->log->last_index + 1 : 0;
+	return f->bt.fs ? famfs_fs_log_header(f->bt.fs)->last_index + 1 : 0;
+}
+
+uint64_t fsys_replayed_total(const struct fsys *f)
+{
+	struct famfs_fs_stats st;
+
+	if (!f->bt.fs)
+		return 0;
+	famfs_fs_get_stats(f->bt.fs, &st);
+	return st.replayed_total;
 }
 
 uint64_t fsys_count(const struct fsys *f, bool dirs)
 {
 	/* The root is not counted: nobody created it. */
-	return f->bt.fs ? famfs_ns_count(f->bt.fs->ns, dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
+	return f->bt.fs ? famfs_ns_count(famfs_fs_namespace(f->bt.fs), dirs ? FAMFS_NS_DIR : FAMFS_NS_FILE) : 0;
 }
 
 char *fsys_abspath(const struct fsys *f, const char *rel)
@@ -107,7 +140,7 @@ static void add_reason(char **list, size_t *n, const char *fmt, ...)
 	va_list ap;
 	char *s, *escaped;
 
-	if (*n >= MANAGER_MAX_REASONS)
+	if (*n >= FSYS_MAX_REASONS)
 		return;
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) >= 0) {
@@ -121,7 +154,7 @@ static void add_reason(char **list, size_t *n, const char *fmt, ...)
 
 void fsys_update_health(struct fsys *f)
 {
-	char *r[MANAGER_MAX_REASONS];
+	char *r[FSYS_MAX_REASONS];
 	size_t n = 0;
 	enum health h = HEALTH_OK;
 	bool same;
@@ -136,13 +169,17 @@ void fsys_update_health(struct fsys *f)
 	} else {
 		uint64_t used = fsys_log_used(f), total = fsys_log_total(f);
 		uint64_t cap = fsys_capacity(f), alloc = fsys_allocated(f);
+		const char *change = famfs_fs_medium_change(f->bt.fs);
+		struct famfs_fs_stats st;
+
+		famfs_fs_get_stats(f->bt.fs, &st);
 
 		if (f->media_error[0]) {
 			add_reason(r, &n, "%s", f->media_error);
 			h = HEALTH_FAILED;
 		}
-		if (famfs_fs_medium_change(f->bt.fs)) {
-			add_reason(r, &n, "%s", f->bt.fs->medium_change);
+		if (change) {
+			add_reason(r, &n, "%s", change);
 			h = HEALTH_FAILED;
 		}
 		if (f->device_gone) {
@@ -158,7 +195,7 @@ void fsys_update_health(struct fsys *f)
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (f->stalled && now_usec(CLOCK_MONOTONIC) - f->stall_since >= f->m->cfg.grace_ms * 1000) {
+		if (f->stalled && now_usec(CLOCK_MONOTONIC) - f->stall_since >= f->grace_usec) {
 			if (!f->corrupt[0])
 				add_reason(r, &n, "log corrupt at index %" PRIu64 ": %s", f->stall_index,
 					   f->stall_msg);
@@ -168,25 +205,25 @@ void fsys_update_health(struct fsys *f)
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (f->bt.fs->rejected_total > 0) {
-			add_reason(r, &n, "%" PRIu64 " log entries refused; last: %s", f->bt.fs->rejected_total,
-				   f->bt.fs->last_rejected);
+		if (st.rejected_total > 0) {
+			add_reason(r, &n, "%" PRIu64 " log entries refused; last: %s", st.rejected_total,
+				   st.last_rejected ? st.last_rejected : "");
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (f->bt.fs->crosslinked_units > 0) {
+		if (st.crosslinked_units > 0) {
 			add_reason(r, &n, "%" PRIu64 " allocation units are claimed by more than one file",
-				   f->bt.fs->crosslinked_units);
+				   st.crosslinked_units);
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (total > 0 && used * 100 >= total * MANAGER_LOG_FULL_PERCENT) {
+		if (total > 0 && used * 100 >= total * FSYS_LOG_FULL_PERCENT) {
 			add_reason(r, &n, "log %" PRIu64 "%% full (%" PRIu64 " of %" PRIu64 " entries)",
 				   used * 100 / total, used, total);
 			if (h < HEALTH_DEGRADED)
 				h = HEALTH_DEGRADED;
 		}
-		if (cap > 0 && alloc * 100 >= cap * MANAGER_SPACE_FULL_PERCENT) {
+		if (cap > 0 && alloc * 100 >= cap * FSYS_SPACE_FULL_PERCENT) {
 			add_reason(r, &n, "space %" PRIu64 "%% used (%" PRIu64 " of %" PRIu64 " bytes)",
 				   alloc * 100 / cap, alloc, cap);
 			if (h < HEALTH_DEGRADED)
@@ -210,13 +247,13 @@ void fsys_update_health(struct fsys *f)
 
 void fsys_note_new_node(struct fsys *f, uint32_t node, const struct famfs_log_entry *e)
 {
-	const struct famfs_ns_node *n = famfs_ns_node(f->bt.fs->ns, node);
+	const struct famfs_ns_node *n = famfs_ns_node(famfs_fs_namespace(f->bt.fs), node);
 	struct famfs_err err = {0};
 
 	if (!n)
 		return;
 	if (f->bt.ops->instantiate && f->bt.ops->instantiate(&f->bt, node, e, &err) < 0)
-		manager_log("%s: cannot instantiate \"%s\": %s", f->bt.mountpoint, n->path, err.msg);
+		log_fs(LOG_WARNING, f, "cannot instantiate \"%s\": %s", n->path, err.msg);
 	f->dirty = true;
 	/*
 	 * Stamped once per batch, in fsys_update_health: where the clock
@@ -252,7 +289,7 @@ static bool device_present(struct fsys *f)
 
 	if (stat(f->bt.device, &st) < 0)
 		return false;
-	if (fstat(f->bt.fs->dev->fd, &st) < 0 || st.st_nlink == 0)
+	if (fstat(famfs_fs_device(f->bt.fs)->fd, &st) < 0 || st.st_nlink == 0)
 		return false;
 	return true;
 }
@@ -261,6 +298,7 @@ bool fsys_follow(struct fsys *f)
 {
 	struct famfs_replay_result res;
 	struct famfs_err err = {0};
+	struct famfs_fs_stats st;
 	uint64_t rejected_before;
 	int r;
 
@@ -270,7 +308,7 @@ bool fsys_follow(struct fsys *f)
 	if (!device_present(f)) {
 		if (!f->device_gone) {
 			f->device_gone = true;
-			fprintf(stderr, "%s: device %s is gone\n", f->bt.mountpoint, f->bt.device);
+			log_fs(LOG_WARNING, f, "device %s is gone", f->bt.device);
 		}
 		fsys_update_health(f);
 		return f->dirty;
@@ -282,21 +320,22 @@ bool fsys_follow(struct fsys *f)
 	 */
 	if (!f->media_error[0] && f->bt.ops->media_error &&
 	    f->bt.ops->media_error(&f->bt, f->media_error, sizeof(f->media_error)) > 0)
-		fprintf(stderr, "%s: %s\n", f->bt.mountpoint, f->media_error);
+		log_fs(LOG_ERR, f, "%s", f->media_error);
 	if (f->media_error[0]) {
 		fsys_update_health(f);
 		return f->dirty;
 	}
-	rejected_before = f->bt.fs->rejected_total;
+	famfs_fs_get_stats(f->bt.fs, &st);
+	rejected_before = st.rejected_total;
 	r = famfs_fs_replay(f->bt.fs, on_apply, f, &res, &err);
 	if (r == -FAMFS_EMEDIUMCHANGED) {
 		if (!f->medium_changed_at) {
 			f->medium_changed_at = now_usec(CLOCK_MONOTONIC);
-			fprintf(stderr, "%s: %s; refusing every change to it\n", f->bt.mountpoint, err.msg);
+			log_fs(LOG_ERR, f, "%s; refusing every change to it", err.msg);
 		}
 	} else if (r < 0) {
 		if (strcmp(f->header_error, err.msg) != 0) {
-			manager_log("%s: %s", f->bt.mountpoint, err.msg);
+			log_fs(LOG_ERR, f, "%s", err.msg);
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		}
 	} else {
@@ -315,8 +354,9 @@ bool fsys_follow(struct fsys *f)
 			f->stalled = false;
 			f->dirty = true;
 		}
-		if (f->bt.fs->rejected_total != rejected_before) {
-			f->invalid_seen += f->bt.fs->rejected_total - rejected_before;
+		famfs_fs_get_stats(f->bt.fs, &st);
+		if (st.rejected_total != rejected_before) {
+			f->invalid_seen += st.rejected_total - rejected_before;
 			f->dirty = true;
 		}
 	}
@@ -328,8 +368,10 @@ void fsys_medium(struct fsys *f, const uint8_t **base, uint64_t *readable)
 {
 	*base = f->bt.ops->medium_view ? f->bt.ops->medium_view(&f->bt, readable) : NULL;
 	if (!*base) {
-		*base = f->bt.fs->dev->base;
-		*readable = f->bt.fs->dev->size;
+		const struct famfs_device *dev = famfs_fs_device(f->bt.fs);
+
+		*base = dev->base;
+		*readable = dev->size;
 	}
 }
 
@@ -448,148 +490,160 @@ static void check_at_attach(struct fsys *f, const uint8_t *base, uint64_t size)
 	attach_check_finish(f, &c);
 }
 
-static char *pick_mountpoint(struct manager *m, const char *device)
+static struct famfs_fs *close_fs(struct fsys *f)
 {
-	const char *b = strrchr(device, '/');
-	char name[128], *mp;
-	size_t n = 0;
-
-	b = b ? b + 1 : device;
-	for (; *b && n < sizeof(name) - 8; b++)
-		name[n++] = (isalnum((unsigned char)*b) || *b == '.' || *b == '-' || *b == '_') ? *b : '_';
-	name[n] = '\0';
-	if (n > 4 && strcmp(name + n - 4, ".img") == 0)
-		name[n -= 4] = '\0';
-	if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		snprintf(name, sizeof(name), "fs");
-	for (unsigned k = 0; k <= MANAGER_MAX_DEVICES; k++) {
-		bool taken = false;
-		int r;
-
-		if (k == 0)
-			r = asprintf(&mp, "%s/%s", m->cfg.mount_root, name);
-		else
-			r = asprintf(&mp, "%s/%s-%u", m->cfg.mount_root, name, k);
-		if (r < 0)
-			return NULL;
-		for (struct fsys *o = m->fsys; o; o = o->next)
-			taken |= strcmp(o->bt.mountpoint, mp) == 0;
-		if (!taken)
-			return mp;
-		free(mp);
-	}
-	return NULL;
+	if (f->bt.fs)
+		medium_guard_remove(famfs_fs_device(f->bt.fs)->base);
+	return famfs_fs_close(f->bt.fs);
 }
 
-int fsys_attach(struct manager *m, const char *device, struct fsys **ret)
+/* Opens the file system on @a->device; masters need write access: try it, and fall back to reading. */
+static int open_fs(struct fsys *f, const struct fsys_attach_args *a, struct famfs_err *err)
 {
+	const struct famfs_device *dev;
+	int r;
+
+	r = famfs_fs_open(a->device, FAMFS_DEVICE_WRITE, a->host_uuid, &f->bt.fs, err);
+	if (r == -EACCES || r == -EROFS || r == -EPERM) {
+		memset(err, 0, sizeof(*err));
+		r = famfs_fs_open(a->device, 0, a->host_uuid, &f->bt.fs, err);
+	}
+	if (r < 0) {
+		f->bt.fs = NULL;
+		return r;
+	}
+	dev = famfs_fs_device(f->bt.fs);
+	(void)medium_guard_add(dev->base, dev->size);
+	return 0;
+}
+
+/* A device that holds no usable file system: why, and what the checker says of it. */
+static void attach_failed(struct fsys *f, int r, const struct famfs_err *err)
+{
+	struct famfs_device *dev = NULL;
+	struct famfs_err e2 = {0};
+
+	snprintf(f->attach_error, sizeof(f->attach_error), "%s%s",
+		 r == -EUCLEAN ? "bad superblock or log header: " : "cannot attach: ", err->msg);
+	if (famfs_device_open(f->bt.device, 0, &dev, &e2) == 0) {
+		check_at_attach(f, dev->base, dev->size);
+		famfs_device_close(dev);
+	}
+	f->corrupt[0] = '\0';
+}
+
+/* Plan, backend, replay and check of an opened file system. */
+static int attach_opened(struct fsys *f, const struct fsys_attach_args *a)
+{
+	const struct famfs_device *dev = famfs_fs_device(f->bt.fs);
 	struct famfs_err err = {0};
 	struct attach_check chk;
 	struct attach_plan plan;
 	const uint8_t *view;
 	uint64_t readable;
-	struct fsys *f;
-	unsigned flags;
+	int r;
+
+	/* Entries another local writer appends are announced even when a create finds them. */
+	famfs_fs_set_observer(f->bt.fs, on_apply, f);
+	set_uuid(f, famfs_fs_superblock(f->bt.fs)->uuid);
+	attach_policy_plan(a->policy, f->bt.uuid, dev->kind == FAMFS_DEVICE_IMAGE, &plan);
+	r = attach_plan_apply(&f->bt, &plan);
+	if (r < 0) {
+		attach_plan_done(&plan);
+		return r;
+	}
+	/*
+	 * The full check runs alongside the replay and the backend's attach
+	 * when it can have a CPU of its own; what it finds is only kept once
+	 * it is done (the health is computed again with it before anyone sees
+	 * it), and the medium stays open until then.  It starts once the
+	 * backend is prepared, so that it reads the medium where the backend
+	 * says it is coherent.
+	 */
+	r = attach_backend_prepare(&f->bt, &plan, &err);
+	fsys_medium(f, &view, &readable);
+	attach_check_start(&chk, view, readable, dev->size, true);
+	if (r >= 0) {
+		r = famfs_fs_replay(f->bt.fs, on_apply, f, NULL, &err);
+		if (r < 0)
+			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
+		/* A stall at attach starts the grace period like any other. */
+		fsys_follow(f);
+		r = attach_backend_attach(&f->bt, &plan, &err);
+	}
+	attach_plan_done(&plan);
+	attach_check_finish(f, &chk);
+	if (r < 0) {
+		snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s", f->bt.ops->name, err.msg);
+		f->bt.fs = close_fs(f);
+	}
+	return 0;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct fsys *, fsys_free);
+
+int fsys_attach(const struct fsys_attach_args *a, struct fsys **ret)
+{
+	_cleanup_(fsys_freep) struct fsys *f = NULL;
+	struct famfs_err err = {0};
 	int r;
 
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->m = m;
+	f->grace_usec = a->grace_ms * 1000;
 	f->bt.ops = &backend_view;
-	f->bt.device = strdup(device);
-	f->bt.mountpoint = pick_mountpoint(m, device);
-	if (!f->bt.device || !f->bt.mountpoint) {
-		fsys_free(f);
+	f->bt.device = strdup(a->device);
+	f->bt.mountpoint = strdup(a->mountpoint);
+	if (!f->bt.device || !f->bt.mountpoint)
 		return -ENOMEM;
+	r = open_fs(f, a, &err);
+	if (r < 0)
+		attach_failed(f, r, &err);
+	else {
+		r = attach_opened(f, a);
+		if (r < 0)
+			return r;
 	}
-	/* Masters need write access; try it, and fall back to reading. */
-	flags = FAMFS_DEVICE_WRITE;
-	r = famfs_fs_open(device, flags, m->have_host_uuid ? m->host_uuid : NULL, &f->bt.fs, &err);
-	if (r == -EACCES || r == -EROFS || r == -EPERM) {
-		memset(&err, 0, sizeof(err));
-		r = famfs_fs_open(device, 0, m->have_host_uuid ? m->host_uuid : NULL, &f->bt.fs, &err);
-	}
-	if (r >= 0)
-		(void)medium_guard_add(f->bt.fs->dev->base, f->bt.fs->dev->size);
-	if (r < 0) {
-		struct famfs_device *dev = NULL;
-		struct famfs_err e2 = {0};
-
-		snprintf(f->attach_error, sizeof(f->attach_error), "%s%s",
-			 r == -EUCLEAN ? "bad superblock or log header: " : "cannot attach: ", err.msg);
-		f->bt.fs = NULL;
-		if (famfs_device_open(device, 0, &dev, &e2) == 0) {
-			check_at_attach(f, dev->base, dev->size);
-			famfs_device_close(dev);
-		}
-		f->corrupt[0] = '\0';
-	} else {
-		/* Entries another local writer appends are announced even when a create finds them. */
-		famfs_fs_set_observer(f->bt.fs, on_apply, f);
-		set_uuid(f, f->bt.fs->sb->uuid);
-		hotplug_plan(m, device, f->bt.uuid, f->bt.fs->dev->kind == FAMFS_DEVICE_IMAGE, &plan);
-		if (hotplug_apply_plan(f, &plan) < 0) {
-			attach_plan_done(&plan);
-			fsys_free(f);
-			return -ENOMEM;
-		}
-		/*
-		 * The full check runs alongside the replay and the backend's
-		 * attach when it can have a CPU of its own; what it finds is
-		 * only kept once it is done (the health below is computed again
-		 * with it before anyone sees it), and the medium stays open
-		 * until then.  It starts once the backend is prepared, so that
-		 * it reads the medium where the backend says it is coherent.
-		 */
-		r = hotplug_backend_prepare(f, &plan, &err);
-		fsys_medium(f, &view, &readable);
-		attach_check_start(&chk, view, readable, f->bt.fs->dev->size, true);
-		if (r >= 0) {
-			r = famfs_fs_replay(f->bt.fs, on_apply, f, NULL, &err);
-			if (r < 0)
-				snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
-			/* A stall at attach starts the grace period like any other. */
-			fsys_follow(f);
-			r = hotplug_backend_attach(f, &plan, &err);
-		}
-		attach_plan_done(&plan);
-		attach_check_finish(f, &chk);
-		if (r < 0) {
-			snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s",
-				 f->bt.ops->name, err.msg);
-			f->bt.fs = fsys_close_fs(f);
-		}
-	}
-	if (f->bt.uuid[0])
-		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->bt.uuid, &f->object_path);
-	else
-		r = sd_bus_path_encode(MANAGER_FS_PREFIX, f->bt.device, &f->object_path);
-	if (r < 0) {
-		fsys_free(f);
+	r = sd_bus_path_encode(FAMFS_FS_PATH_PREFIX, f->bt.uuid[0] ? f->bt.uuid : f->bt.device,
+			       &f->object_path);
+	if (r < 0)
 		return r;
-	}
-	for (struct fsys *o = m->fsys; o; o = o->next) {
-		if (strcmp(o->object_path, f->object_path) == 0) {
-			fprintf(stderr, "%s: file system %s is already attached from %s; ignoring this device\n",
-				device, f->bt.uuid, o->bt.device);
-			fsys_free(f);
-			return -EEXIST;
-		}
-	}
 	f->announcing = true;
 	f->dirty = false;
 	fsys_update_health(f);
 	f->dirty = false;
-	*ret = f;
+	*ret = TAKE_PTR(f);
 	return 0;
 }
 
-struct famfs_fs *fsys_close_fs(struct fsys *f)
+void fsys_detach(struct fsys *f, const char *reason)
 {
-	if (f->bt.fs)
-		medium_guard_remove(f->bt.fs->dev->base);
-	return famfs_fs_close(f->bt.fs);
+	if (f->bt.fs) {
+		if (f->bt.ops->detach)
+			f->bt.ops->detach(&f->bt);
+		f->bt.fs = close_fs(f);
+	}
+	snprintf(f->attach_error, sizeof(f->attach_error), "%s", reason);
+	f->corrupt[0] = '\0';
+	f->header_error[0] = '\0';
+	f->stalled = false;
+	f->device_gone = true;
+	f->dirty = true;
+	fsys_update_health(f);
+	f->dirty = true;
+}
+
+bool fsys_medium_changed_for(const struct fsys *f, uint64_t usec)
+{
+	return f->bt.fs && f->medium_changed_at && now_usec(CLOCK_MONOTONIC) - f->medium_changed_at >= usec;
+}
+
+void fsys_clear_pending(struct fsys *f)
+{
+	for (size_t i = 0; i < f->npending; i++)
+		free(f->pending[i]);
+	f->npending = 0;
 }
 
 struct fsys *fsys_free(struct fsys *f)
@@ -598,61 +652,13 @@ struct fsys *fsys_free(struct fsys *f)
 		return NULL;
 	if (f->bt.fs && f->bt.ops->detach)
 		f->bt.ops->detach(&f->bt);
-	f->bt.fs = fsys_close_fs(f);
+	f->bt.fs = close_fs(f);
 	clear_reasons(f);
-	for (size_t i = 0; i < f->npending; i++)
-		free(f->pending[i]);
+	fsys_clear_pending(f);
 	free(f->pending);
 	free(f->bt.device);
 	free(f->bt.mountpoint);
 	free(f->object_path);
 	free(f);
 	return NULL;
-}
-
-struct fsys *manager_find_fsys_by_path(struct manager *m, const char *path)
-{
-	for (struct fsys *f = m->fsys; f; f = f->next)
-		if (strcmp(f->object_path, path) == 0)
-			return f;
-	return NULL;
-}
-
-int manager_resolve(struct manager *m, const char *escaped, struct fsys **ret_f,
-		    char *ret_rel, size_t rel_size, struct famfs_err *err)
-{
-	struct fsys *best = NULL;
-	size_t best_len = 0;
-	char abspath[PATH_MAX];
-	int r;
-
-	r = famfs_unescape(escaped, abspath, sizeof(abspath), err);
-	if (r < 0)
-		return r;
-	if (abspath[0] != '/')
-		return famfs_err_set(err, -EINVAL, "path \"%s\" is not absolute", abspath);
-	for (struct fsys *f = m->fsys; f; f = f->next) {
-		size_t n = strlen(f->bt.mountpoint);
-
-		if (strncmp(abspath, f->bt.mountpoint, n) == 0 && (abspath[n] == '\0' || abspath[n] == '/') &&
-		    n > best_len) {
-			best = f;
-			best_len = n;
-		}
-	}
-	if (!best)
-		return famfs_err_set(err, -ENODEV, "\"%s\" is not under the mount point of any attached famfs file system (mount root %s)",
-				     abspath, m->cfg.mount_root);
-	*ret_f = best;
-	/* The mount point itself, with any trailing slashes, is the root. */
-	for (const char *p = abspath + best_len;; p++) {
-		if (*p == '\0') {
-			if (rel_size > 0)
-				ret_rel[0] = '\0';
-			return 0;
-		}
-		if (*p != '/')
-			break;
-	}
-	return famfs_path_relative(best->bt.mountpoint, abspath, ret_rel, rel_size, err);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * famfs-manager: attaches famfs devices, follows their logs and serves
- * org.famfs.Manager on the system bus.
+ * org.famfs.Manager on the system bus.  main() wires the layers: the
+ * configuration, the manager core with its device sources and follower,
+ * and the bus server, which hears of the core's changes through the
+ * struct manager_events registered here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +15,12 @@
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
+#include "bus.h"
+#include "cleanup.h"
+#include "famfs/bus-api.h"
+#include "follower.h"
+#include "hotplug.h"
+#include "logging.h"
 #include "manager.h"
 #include "medium-guard.h"
 #include "sysuuid.h"
@@ -42,33 +51,66 @@ static int parse_ms_arg(const char *opt, const char *v, uint64_t min, uint64_t *
 
 	errno = 0;
 	x = strtoull(v, &end, 10);
-	if (errno || end == v || *end || v[0] == '-' || x < min || x > 3600ULL * 1000) {
-		fprintf(stderr, "famfs-manager: invalid %s \"%s\": expected milliseconds, %llu to 3600000\n",
-			opt, v, (unsigned long long)min);
-		return -EINVAL;
-	}
+	if (errno || end == v || *end || v[0] == '-' || x < min || x > 3600ULL * 1000)
+		return log_error_errno(EINVAL, "invalid %s \"%s\": expected milliseconds, %llu to 3600000", opt, v,
+				       (unsigned long long)min);
 	*ret = x;
 	return 0;
 }
 
-static void notify_status(struct manager *m, bool ready);
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+static void notify_status(struct manager *m, bool ready)
 {
-	struct manager *m = userdata;
-	bool changed = false;
+	size_t ok = manager_count_healthy(m);
 
-	for (struct fsys *f = m->fsys; f; f = f->next)
-		changed |= fsys_follow(f);
-	hotplug_replace_changed_media(m);
-	bus_update_faults(m);
-	if (changed) {
-		bus_flush_changes(m);
-		notify_status(m, false);
-	}
-	(void)sd_event_source_set_time(s, usec + m->cfg.poll_ms * 1000);
-	return 0;
+	(void)sd_notifyf(0, "%sSTATUS=%zu file system(s) attached, %zu healthy, %zu degraded or failed",
+			 ready ? "READY=1\n" : "", m->nfsys, ok, m->nfsys - ok);
 }
+
+/* The core's events, as the bus server shows them. */
+struct daemon {
+	struct manager m;
+	struct bus_server *server;
+};
+
+static void on_fs_added(void *userdata, struct fsys *f)
+{
+	struct daemon *d = userdata;
+
+	bus_fsys_added(d->server, f);
+}
+
+static void on_fs_removed(void *userdata, struct fsys *f)
+{
+	struct daemon *d = userdata;
+
+	bus_fsys_removed(d->server, f);
+}
+
+static void on_changed(void *userdata, bool now)
+{
+	struct daemon *d = userdata;
+
+	if (!now) {
+		bus_schedule_flush(d->server);
+		return;
+	}
+	bus_flush_changes(d->server);
+	notify_status(&d->m, false);
+}
+
+static void on_faults_changed(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	bus_faults_changed(d->server);
+}
+
+static const struct manager_events daemon_events = {
+	.fs_added = on_fs_added,
+	.fs_removed = on_fs_removed,
+	.changed = on_changed,
+	.faults_changed = on_faults_changed,
+};
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
@@ -78,18 +120,31 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return sd_event_exit(m->event, 0);
 }
 
-static void notify_status(struct manager *m, bool ready)
+/* Moves what the command line gave over what the file said. */
+static void apply_command_line(struct manager_config *cfg, struct manager_config *cli, bool poll_given,
+			       bool grace_given, bool no_polkit)
 {
-	size_t ok = 0, bad = 0;
-
-	for (struct fsys *f = m->fsys; f; f = f->next) {
-		if (f->health == HEALTH_OK)
-			ok++;
-		else
-			bad++;
+	if (cli->ndevices > 0) {
+		for (size_t i = 0; i < cfg->ndevices; i++)
+			free(cfg->devices[i]);
+		memcpy(cfg->devices, cli->devices, sizeof(cli->devices));
+		cfg->ndevices = cli->ndevices;
+		cli->ndevices = 0;
 	}
-	(void)sd_notifyf(0, "%sSTATUS=%zu file system(s) attached, %zu healthy, %zu degraded or failed",
-			 ready ? "READY=1\n" : "", m->nfsys, ok, bad);
+	if (cli->mount_root) {
+		free(cfg->mount_root);
+		cfg->mount_root = TAKE_PTR(cli->mount_root);
+	}
+	if (cli->system_uuid_file) {
+		free(cfg->system_uuid_file);
+		cfg->system_uuid_file = TAKE_PTR(cli->system_uuid_file);
+	}
+	if (poll_given)
+		cfg->poll_ms = cli->poll_ms;
+	if (grace_given)
+		cfg->grace_ms = cli->grace_ms;
+	if (no_polkit)
+		cfg->polkit = false;
 }
 
 int main(int argc, char **argv)
@@ -107,13 +162,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0 }
 	};
-	struct manager m = {0};
+	struct daemon d = {0};
+	struct manager *m = &d.m;
 	struct manager_config cli;
 	const char *config_path = MANAGER_DEFAULT_CONFIG;
 	bool config_given = false, poll_given = false, grace_given = false, no_polkit = false;
 	struct famfs_err err = {0};
-	char errbuf[512];
-	struct fsys **tail;
+	sd_bus *bus = NULL;
 	sigset_t ss;
 	int c, r;
 
@@ -121,15 +176,14 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:r:p:g:u:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (config_add_device(&cli, optarg, errbuf, sizeof(errbuf)) < 0) {
-				fprintf(stderr, "famfs-manager: --device %s: %s\n", optarg, errbuf);
+			if (config_add_device(&cli, optarg, &err) < 0) {
+				log_error("--device %s: %s", optarg, err.msg);
 				return 1;
 			}
 			break;
 		case 'r':
 			if (optarg[0] != '/') {
-				fprintf(stderr, "famfs-manager: --mount-root must be an absolute path, not \"%s\"\n",
-					optarg);
+				log_error("--mount-root must be an absolute path, not \"%s\"", optarg);
 				return 1;
 			}
 			free(cli.mount_root);
@@ -168,143 +222,92 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "famfs-manager: unexpected argument \"%s\"\n", argv[optind]);
+		log_error("unexpected argument \"%s\"", argv[optind]);
 		return 1;
 	}
 
 	/* The file first, then the command line on top. */
-	config_init(&m.cfg);
-	r = config_load(&m.cfg, config_path, config_given, errbuf, sizeof(errbuf));
+	manager_init(m);
+	r = config_load(&m->cfg, config_path, config_given, &err);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: %s\n", errbuf);
+		log_error("%s", err.msg);
 		return 1;
 	}
-	if (cli.ndevices > 0) {
-		for (size_t i = 0; i < m.cfg.ndevices; i++)
-			free(m.cfg.devices[i]);
-		memcpy(m.cfg.devices, cli.devices, sizeof(cli.devices));
-		m.cfg.ndevices = cli.ndevices;
-		cli.ndevices = 0;
-	}
-	if (cli.mount_root) {
-		free(m.cfg.mount_root);
-		m.cfg.mount_root = cli.mount_root;
-		cli.mount_root = NULL;
-	}
-	if (!m.cfg.mount_root)
-		m.cfg.mount_root = strdup(MANAGER_DEFAULT_MOUNT_ROOT);
-	while (strlen(m.cfg.mount_root) > 1 && m.cfg.mount_root[strlen(m.cfg.mount_root) - 1] == '/')
-		m.cfg.mount_root[strlen(m.cfg.mount_root) - 1] = '\0';
-	if (cli.system_uuid_file) {
-		free(m.cfg.system_uuid_file);
-		m.cfg.system_uuid_file = cli.system_uuid_file;
-		cli.system_uuid_file = NULL;
-	}
-	if (poll_given)
-		m.cfg.poll_ms = cli.poll_ms;
-	if (grace_given)
-		m.cfg.grace_ms = cli.grace_ms;
-	if (no_polkit)
-		m.cfg.polkit = false;
+	apply_command_line(&m->cfg, &cli, poll_given, grace_given, no_polkit);
 	config_free(&cli);
+	if (!m->cfg.mount_root)
+		m->cfg.mount_root = strdup(MANAGER_DEFAULT_MOUNT_ROOT);
+	while (strlen(m->cfg.mount_root) > 1 && m->cfg.mount_root[strlen(m->cfg.mount_root) - 1] == '/')
+		m->cfg.mount_root[strlen(m->cfg.mount_root) - 1] = '\0';
 
-	r = famfs_system_uuid_get(m.cfg.system_uuid_file, false, m.host_uuid, &err);
+	r = famfs_system_uuid_get(m->cfg.system_uuid_file, false, m->host_uuid, &err);
 	if (r < 0)
-		fprintf(stderr, "famfs-manager: no system UUID (%s): this host is a client of every file system\n",
-			err.msg);
+		log_warning("no system UUID (%s): this host is a client of every file system", err.msg);
 	else
-		m.have_host_uuid = true;
+		m->have_host_uuid = true;
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	if (medium_guard_install() < 0)
-		fprintf(stderr, "famfs-manager: cannot install the SIGBUS handler: %s\n", strerror(errno));
+		log_warning_errno(errno, "cannot install the SIGBUS handler: %m");
 	signal(SIGPIPE, SIG_IGN);
 
-	r = sd_event_default(&m.event);
+	r = sd_event_default(&m->event);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: cannot create the event loop: %s\n", strerror(-r));
+		log_error_errno(r, "cannot create the event loop: %m");
 		return 1;
 	}
-	(void)sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m);
-	(void)sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m);
-	(void)sd_event_set_watchdog(m.event, true);
+	(void)sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
+	(void)sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+	(void)sd_event_set_watchdog(m->event, true);
 
-	tail = &m.fsys;
-	for (size_t i = 0; i < m.cfg.ndevices; i++) {
-		struct fsys *f;
+	for (size_t i = 0; i < m->cfg.ndevices; i++)
+		(void)manager_attach(m, m->cfg.devices[i], "attached", NULL);
+	if (m->cfg.ndevices == 0 && !m->cfg.udev)
+		log_warning("no devices configured (use --device or %s)", config_path);
 
-		r = fsys_attach(&m, m.cfg.devices[i], &f);
-		if (r == -EEXIST)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "famfs-manager: %s: %s\n", m.cfg.devices[i], strerror(-r));
-			continue;
-		}
-		*tail = f;
-		tail = &f->next;
-		m.nfsys++;
-		fprintf(stderr, "famfs-manager: %s: %s at %s, %s, health %s%s%s\n", f->bt.device,
-			f->bt.uuid[0] ? f->bt.uuid : "(no uuid)", f->bt.mountpoint,
-			f->bt.fs ? (f->bt.fs->master ? "master" : "client") : "not usable",
-			health_name(f->health), f->nreasons ? ": " : "", f->nreasons ? f->reasons[0] : "");
-	}
-	if (m.cfg.ndevices == 0 && !m.cfg.hp.udev)
-		fprintf(stderr, "famfs-manager: no devices configured (use --device or %s)\n", config_path);
-
-	r = sd_bus_open_system(&m.bus);
+	r = sd_bus_open_system(&bus);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: cannot connect to the system bus%s%s: %s\n",
-			getenv("DBUS_SYSTEM_BUS_ADDRESS") ? " at " : "",
-			getenv("DBUS_SYSTEM_BUS_ADDRESS") ? getenv("DBUS_SYSTEM_BUS_ADDRESS") : "",
-			strerror(-r));
+		log_error_errno(r, "cannot connect to the system bus%s%s: %m",
+				getenv("DBUS_SYSTEM_BUS_ADDRESS") ? " at " : "",
+				getenv("DBUS_SYSTEM_BUS_ADDRESS") ? getenv("DBUS_SYSTEM_BUS_ADDRESS") : "");
 		goto out;
 	}
-	r = bus_setup(&m);
+	r = bus_server_new(m, bus, &d.server);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: cannot set up the bus objects: %s\n", strerror(-r));
+		log_error_errno(r, "cannot set up the bus objects: %m");
 		goto out;
 	}
+	manager_set_events(m, &daemon_events, &d);
 	/* Devices already there become objects before anyone sees the name. */
-	(void)hotplug_start(&m);
-	bus_update_faults(&m);
-	r = sd_bus_request_name(m.bus, MANAGER_BUS_NAME, 0);
+	(void)hotplug_start(m);
+	follower_update_faults(m);
+	r = sd_bus_request_name(d.server->bus, FAMFS_BUS_NAME, 0);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: cannot own %s: %s%s\n", MANAGER_BUS_NAME, strerror(-r),
-			r == -EEXIST ? " (is another famfs-manager running?)" :
-			r == -EACCES ? " (the bus policy allows only root to own it)" : "");
+		log_error_errno(r, "cannot own %s: %m%s", FAMFS_BUS_NAME,
+				r == -EEXIST ? " (is another famfs-manager running?)" :
+				r == -EACCES ? " (the bus policy allows only root to own it)" : "");
 		goto out;
 	}
-	r = sd_event_add_time_relative(m.event, &m.timer, CLOCK_MONOTONIC, m.cfg.poll_ms * 1000,
-				       1000, on_timer, &m);
+	r = follower_start(m);
 	if (r < 0) {
-		fprintf(stderr, "famfs-manager: cannot start the follower timer: %s\n", strerror(-r));
+		log_error_errno(r, "cannot start the follower timer: %m");
 		goto out;
 	}
-	(void)sd_event_source_set_enabled(m.timer, SD_EVENT_ON);
-	notify_status(&m, true);
-	fprintf(stderr, "famfs-manager: ready on the bus as %s (%zu file systems, poll %llu ms)\n",
-		MANAGER_BUS_NAME, m.nfsys, (unsigned long long)m.cfg.poll_ms);
-	r = sd_event_loop(m.event);
+	notify_status(m, true);
+	log_info("ready on the bus as %s (%zu file systems, poll %llu ms)", FAMFS_BUS_NAME, m->nfsys,
+		 (unsigned long long)m->cfg.poll_ms);
+	r = sd_event_loop(m->event);
 	if (r < 0)
-		fprintf(stderr, "famfs-manager: event loop failed: %s\n", strerror(-r));
+		log_error_errno(r, "event loop failed: %m");
 out:
-	hotplug_stop(&m);
-	sd_event_source_unref(m.timer);
-	sd_event_source_unref(m.flush);
-	if (m.bus) {
-		sd_bus_flush(m.bus);
-		sd_bus_flush_close_unref(m.bus);
-	}
-	while (m.fsys) {
-		struct fsys *n = m.fsys->next;
-
-		fsys_free(m.fsys);
-		m.fsys = n;
-	}
-	config_free(&m.cfg);
-	sd_event_unref(m.event);
+	hotplug_stop(m);
+	follower_stop(m);
+	manager_set_events(m, NULL, NULL);
+	d.server = bus_server_free(d.server);
+	manager_done(m);
+	sd_event_unref(m->event);
 	return r < 0 ? 1 : 0;
 }

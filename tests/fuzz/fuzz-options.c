@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The a{sv} options of the daemon's methods (famfs-manager/bus.c
- * read_options, through bus_parse_options) on messages built from the fuzz
+ * The a{sv} options of the daemon's methods (famfs-manager/bus-options.c
+ * bus_read_options, through bus_parse_options) on messages built from the fuzz
  * input: any keys, any variant types, nesting, and bodies that are not an
  * a{sv} at all.  No daemon and no bus traffic: the message is built, sealed
  * and rewound as a received one would be.  Properties: no crash or leak;
@@ -13,7 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "fuzz-common.h"
-#include "manager.h"
+#include "bus-options.h"
 
 static const char *const allowed_sets[] = {
 	"uid gid nstrips nbuckets chunk_size",   /* CreateFile */

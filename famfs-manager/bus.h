@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The bus layer: org.famfs.Manager1 on /org/famfs/Manager (bus-manager.c),
+ * org.famfs.FileSystem1 on /org/famfs/Manager/fs/<uuid>
+ * (bus-filesystem.c), an ObjectManager at the root.  It decodes calls,
+ * asks the manager core, and maps errors to named bus errors at this edge
+ * (bus-errors.c).  dbus/org.famfs.Manager1.xml documents every member.
+ */
+#ifndef FAMFS_MANAGER_BUS_H
+#define FAMFS_MANAGER_BUS_H
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "auth.h"
+
+struct manager;
+struct fsys;
+
+struct bus_server {
+	struct manager *m;
+	sd_bus *bus;
+	sd_event_source *flush;         /* announces changes once the loop is idle */
+	struct sender_cache_entry senders[SENDER_CACHE_SIZE];
+	unsigned sender_next;
+	uint64_t calls_denied;
+};
+
+/* Serves @m on @bus (taken), attached to m->event; the name is requested by the caller. */
+int bus_server_new(struct manager *m, sd_bus *bus, struct bus_server **ret);
+struct bus_server *bus_server_free(struct bus_server *s);
+
+/* What the core's events (struct manager_events) become on the bus. */
+void bus_fsys_added(struct bus_server *s, struct fsys *f);
+void bus_fsys_removed(struct bus_server *s, struct fsys *f);
+void bus_flush_changes(struct bus_server *s);
+void bus_schedule_flush(struct bus_server *s);
+void bus_faults_changed(struct bus_server *s);
+
+#endif
