@@ -24,11 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "famfs/bus-api.h"
 #include "manager.h"
 
-#define MGR "org.famfs.Manager"
-#define ROOT "/org/famfs/Manager"
-#define IFACE "org.famfs.Manager1"
 
 static const char *manager_exe, *mkfs_exe, *interop = "../shared/interop", *only;
 static char workdir[] = "/tmp/famfs-bench-XXXXXX";
@@ -157,7 +155,7 @@ static pid_t daemon_start(struct bus *b, const char *image, const char *uuid_fil
 		int has = 0;
 
 		if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-				       "NameHasOwner", NULL, &reply, "s", MGR) >= 0)
+				       "NameHasOwner", NULL, &reply, "s", FAMFS_BUS_NAME) >= 0)
 			sd_bus_message_read(reply, "b", &has);
 		sd_bus_message_unref(reply);
 		if (has) {
@@ -245,8 +243,8 @@ static int create_one(sd_bus *bus, const char *path)
 {
 	sd_bus_message *reply = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r = sd_bus_call_method(bus, MGR, ROOT, IFACE, "CreateFile", &e, &reply, "stua{sv}", path,
-				   (uint64_t)4096, 0644, 0);
+	int r = sd_bus_call_method(bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "CreateFile", &e,
+				   &reply, "stua{sv}", path, (uint64_t)4096, 0644, 0);
 
 	if (r < 0)
 		fprintf(stderr, "bench: CreateFile %s: %s\n", path, e.message);
@@ -345,7 +343,7 @@ static void bench_bus(void)
 			int n = 20000;
 			uint64_t t0;
 
-			sd_bus_message_new_method_call(m, &call, MGR, ROOT, IFACE, "CreateFiles");
+			sd_bus_message_new_method_call(m, &call, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "CreateFiles");
 			sd_bus_message_open_container(call, 'a', "(stu)");
 			for (int i = 0; i < n; i++) {
 				char p[96];
@@ -374,12 +372,12 @@ static void bench_bus(void)
 			sd_bus_message *reply = NULL;
 			const char *o, *u, *d, *mp, *ro, *h;
 
-			sd_bus_call_method(c, MGR, ROOT, IFACE, "ListFileSystems", NULL, &reply, "");
+			sd_bus_call_method(c, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "ListFileSystems", NULL, &reply, "");
 			sd_bus_message_read(reply, "a(osssss)", 1, &o, &u, &d, &mp, &ro, &h);
 			snprintf(obj, sizeof(obj), "%s", o);
 			sd_bus_message_unref(reply);
 		}
-		sd_bus_match_signal(c, NULL, MGR, obj, "org.famfs.FileSystem1", "FilesAdded", on_files_added, &fl);
+		sd_bus_match_signal(c, NULL, FAMFS_BUS_NAME, obj, FAMFS_FS_IFACE, "FilesAdded", on_files_added, &fl);
 		for (int i = 0; i < n; i++) {
 			char p[96];
 			uint64_t t0;

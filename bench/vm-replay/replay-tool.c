@@ -90,6 +90,7 @@ static int cmd_fill(int argc, char **argv)
 {
 	static struct famfs_file_spec specs[BATCH];
 	static char names[BATCH][64];
+	const struct famfs_device *dev;
 	struct famfs_err err = {0};
 	struct famfs_fs *fs;
 	uint8_t uuid[16];
@@ -106,7 +107,7 @@ static int cmd_fill(int argc, char **argv)
 		return die(argv[3], err.msg);
 	if (famfs_fs_open(argv[2], FAMFS_DEVICE_WRITE, uuid, &fs, &err) < 0)
 		return die(argv[2], err.msg);
-	if (!fs->master) {
+	if (!famfs_fs_is_master(fs)) {
 		famfs_fs_close(fs);
 		return die(argv[2], "this host is not the file system's master");
 	}
@@ -143,11 +144,12 @@ static int cmd_fill(int argc, char **argv)
 	 * famfs mount of the device (DAX, past the page cache) and other hosts
 	 * would not see the new entries until the last close of the device.
 	 */
-	if (msync(fs->dev->base, fs->dev->size, MS_SYNC) < 0 || fsync(fs->dev->fd) < 0) {
+	dev = famfs_fs_device(fs);
+	if (msync(dev->base, dev->size, MS_SYNC) < 0 || fsync(dev->fd) < 0) {
 		famfs_fs_close(fs);
 		return die("msync", strerror(errno));
 	}
-	printf("files %" PRIu64 " entries %" PRIu64 " fill_us %" PRIu64 "\n", made, fs->applied,
+	printf("files %" PRIu64 " entries %" PRIu64 " fill_us %" PRIu64 "\n", made, famfs_fs_applied(fs),
 	       now_us() - t0);
 	famfs_fs_close(fs);
 	return 0;
@@ -171,11 +173,11 @@ static int cmd_view(int argc, char **argv)
 		return die("replay", err.msg);
 	}
 	t2 = now_us();
-	famfs_check_medium(fs->dev->base, fs->dev->size, 0, &rep);
+	famfs_check_medium(famfs_fs_device(fs)->base, famfs_fs_device(fs)->size, 0, &rep);
 	t3 = now_us();
 	famfs_check_report_free(rep);
 	printf("view_us %" PRIu64 " entries %" PRIu64 " open_us %" PRIu64 " replay_us %" PRIu64
-	       " check_us %" PRIu64 "\n", t2 - t0, fs->applied, t1 - t0, t2 - t1, t3 - t2);
+	       " check_us %" PRIu64 "\n", t2 - t0, famfs_fs_applied(fs), t1 - t0, t2 - t1, t3 - t2);
 	famfs_fs_close(fs);
 	return 0;
 }
@@ -200,7 +202,7 @@ static int cmd_bare(int argc, char **argv)
 		return die(argv[2], err.msg);
 	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0)
 		return die("replay", err.msg);
-	while (famfs_ns_node(fs->ns, nnodes))
+	while (famfs_ns_node(famfs_fs_namespace(fs), nnodes))
 		nnodes++;
 	dirfd_of = calloc(nnodes + 1, sizeof(int));
 	if (!dirfd_of || (use_mkfiles && !(batch = kernel_mkfiles_new())))
@@ -218,7 +220,7 @@ static int cmd_bare(int argc, char **argv)
 		const char *name;
 		int pfd, fd;
 
-		n = id < nnodes ? famfs_ns_node(fs->ns, id) : NULL;
+		n = id < nnodes ? famfs_ns_node(famfs_fs_namespace(fs), id) : NULL;
 		/* MKFILES: a batch goes when it is full, or at a directory change */
 		if (batch && kernel_mkfiles_count(batch) &&
 		    (!n || n->kind == FAMFS_NS_DIR || n->parent != kernel_mkfiles_parent(batch) ||

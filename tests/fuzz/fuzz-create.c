@@ -149,7 +149,7 @@ static void require_clean(struct famfs_fs *fs, const char *what)
 {
 	struct famfs_check_report *r;
 
-	if (famfs_check_medium(fs->dev->base, fs->dev->size, 0, &r) < 0)
+	if (famfs_check_medium(famfs_fs_device(fs)->base, famfs_fs_device(fs)->size, 0, &r) < 0)
 		fuzz_fail("out of memory checking");
 	if (famfs_check_report_errors(r) != 0) {
 		for (size_t k = 0; k < r->nfindings; k++)
@@ -228,7 +228,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* What must not change if the request fails. */
 	memcpy(before_sb, base, sizeof(before_sb));
-	old_next = fs->log->next_index;
+	old_next = famfs_fs_log_header(fs)->next_index;
 	used = sizeof(*h) + old_next * sizeof(struct famfs_log_entry);
 	before_log = malloc(used);
 	if (!before_log)

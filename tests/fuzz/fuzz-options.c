@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-bus.h>
 
+#include "famfs/bus-api.h"
 #include "fuzz-common.h"
 #include "bus-options.h"
 
@@ -161,8 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("cannot set up an unconnected bus");
 	}
 	allowed = allowed_sets[fuzz_u8(&in) % 5];
-	r = sd_bus_message_new_method_call(bus, &m, "org.famfs.Manager1", "/org/famfs/Manager",
-					   "org.famfs.Manager1", "CreateFile");
+	r = sd_bus_message_new_method_call(bus, &m, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE,
+					   "CreateFile");
 	if (r < 0)
 		fuzz_fail("sd_bus_message_new_method_call: %s", strerror(-r));
 	if (build(m, &in) < 0 || sd_bus_message_seal(m, 1, 0) < 0 || sd_bus_message_rewind(m, true) < 0)

@@ -92,12 +92,12 @@ static void replay_once(struct famfs_fs *fs, struct famfs_replay_result *res, in
 		fuzz_fail("replay failed (%d) without a message", *rc);
 	if (*rc < 0 && *rc != -EIO && *rc != -FAMFS_EMEDIUMCHANGED)
 		fuzz_fail("replay failed with %d, not -EIO or -FAMFS_EMEDIUMCHANGED", *rc);
-	if (fs->applied > famfs_log_slots(fs->layout.log_len))
-		fuzz_fail("cursor %" PRIu64 " past the log", fs->applied);
+	if (famfs_fs_applied(fs) > famfs_log_slots(famfs_fs_layout(fs)->log_len))
+		fuzz_fail("cursor %" PRIu64 " past the log", famfs_fs_applied(fs));
 	if (getenv("FUZZ_VERBOSE"))
 		fprintf(stderr, "replay: %d %s; %" PRIu64 " applied, %" PRIu64 " rejected%s%s, cursor %" PRIu64 "\n",
 			*rc, err.msg, res->applied, res->rejected, res->stalled ? ", stalled: " : "",
-			res->stalled ? res->stall_msg : "", fs->applied);
+			res->stalled ? res->stall_msg : "", famfs_fs_applied(fs));
 	if (res->stalled && res->stall_msg[0] == '\0')
 		fuzz_fail("replay stalled at %" PRIu64 " without a message", res->stalled_index);
 }
@@ -196,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct famfs_err err = { 0 };
 	struct famfs_check_report *report = NULL;
 	struct famfs_replay_result res;
+	struct famfs_fs_stats stats;
 	struct fuzz_image img;
 	struct famfs_superblock sb;
 	uint64_t medium, mapped;
@@ -255,16 +256,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	famfs_fs_set_observer(fs, on_apply, NULL);   /* the master's catch-up before it appends */
 	replay_once(fs, &res, &rc);
+	famfs_fs_get_stats(fs, &stats);
 	if (report && famfs_check_report_errors(report) == 0 &&
 	    (rc < 0 || res.stalled || res.rejected || res.applied != report->summary.files + report->summary.directories))
 		fuzz_fail("the checker finds no error, but replay: rc %d, %s%" PRIu64 " applied of %" PRIu64
 			  ", %" PRIu64 " rejected (%s)", rc, res.stalled ? "stalled, " : "", res.applied,
 			  report->summary.files + report->summary.directories, res.rejected,
-			  res.stalled ? res.stall_msg : fs->last_rejected);
+			  res.stalled ? res.stall_msg : stats.last_rejected);
 
 	for (unsigned k = 0; k < nsteps && touchable; k++) {
 		bool was_changed = rc == -FAMFS_EMEDIUMCHANGED;
-		uint64_t applied_before = fs->applied;
+		uint64_t applied_before = famfs_fs_applied(fs);
 
 		touchable = apply_step(&steps[k], fs, base, mapped, medium);
 		replay_once(fs, &res, &rc);

@@ -30,10 +30,8 @@
 #include <umockdev.h>
 #include <unistd.h>
 
-#define MGR     "org.famfs.Manager"
-#define ROOT    "/org/famfs/Manager"
-#define IFACE   "org.famfs.Manager1"
-#define FSIFACE "org.famfs.FileSystem1"
+#include "famfs/bus-api.h"
+
 #define MROOT   "/run/famfs-udev-test"
 #define UUID_A  "9a1d4c52-3f7e-4b8a-9c61-2d5e8f0a7b14"
 
@@ -197,7 +195,7 @@ static bool name_owned(struct env *e)
 	int has = 0;
 
 	if (sd_bus_call_method(e->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-			       "NameHasOwner", NULL, &reply, "s", MGR) < 0)
+			       "NameHasOwner", NULL, &reply, "s", FAMFS_BUS_NAME) < 0)
 		return false;
 	(void)sd_bus_message_read(reply, "b", &has);
 	sd_bus_message_unref(reply);
@@ -293,7 +291,8 @@ static bool find_fs(struct env *e, const char *device, struct fsinfo *ret)
 	bool found = false;
 	int r;
 
-	r = sd_bus_call_method(e->bus, MGR, ROOT, IFACE, "ListFileSystems", NULL, &reply, "");
+	r = sd_bus_call_method(e->bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "ListFileSystems",
+			       NULL, &reply, "");
 	g_assert_cmpint(r, >=, 0);
 	g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(osssss)"), >=, 0);
 	while (sd_bus_message_read(reply, "(osssss)", &o, &u, &d, &mp, &role, &health) > 0) {
@@ -318,7 +317,8 @@ static size_t count_fs(struct env *e)
 	const char *o, *u, *d, *mp, *role, *health;
 	size_t n = 0;
 
-	g_assert_cmpint(sd_bus_call_method(e->bus, MGR, ROOT, IFACE, "ListFileSystems", NULL, &reply, ""), >=, 0);
+	g_assert_cmpint(sd_bus_call_method(e->bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE,
+					   "ListFileSystems", NULL, &reply, ""), >=, 0);
 	g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(osssss)"), >=, 0);
 	while (sd_bus_message_read(reply, "(osssss)", &o, &u, &d, &mp, &role, &health) > 0)
 		n++;
@@ -346,7 +346,8 @@ static char *reasons(struct env *e, const char *obj)
 {
 	char **l = NULL, *s;
 
-	g_assert_cmpint(sd_bus_get_property_strv(e->bus, MGR, obj, FSIFACE, "HealthReasons", NULL, &l), >=, 0);
+	g_assert_cmpint(sd_bus_get_property_strv(e->bus, FAMFS_BUS_NAME, obj, FAMFS_FS_IFACE, "HealthReasons", NULL,
+						 &l), >=, 0);
 	s = g_strjoinv("\n", l);
 	g_strfreev(l);
 	return s;
@@ -356,7 +357,7 @@ static char *prop_s(struct env *e, const char *obj, const char *prop)
 {
 	char *v = NULL;
 
-	g_assert_cmpint(sd_bus_get_property_string(e->bus, MGR, obj, FSIFACE, prop, NULL, &v), >=, 0);
+	g_assert_cmpint(sd_bus_get_property_string(e->bus, FAMFS_BUS_NAME, obj, FAMFS_FS_IFACE, prop, NULL, &v), >=, 0);
 	return v;
 }
 
@@ -364,8 +365,8 @@ static int create_file(struct env *e, const char *path, uint64_t size)
 {
 	sd_bus_error err = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_call_method(e->bus, MGR, ROOT, IFACE, "CreateFile", &err, &reply, "stua{sv}", path, size,
-				   0644, 0);
+	int r = sd_bus_call_method(e->bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "CreateFile",
+				   &err, &reply, "stua{sv}", path, size, 0644, 0);
 
 	if (r < 0)
 		g_printerr("# CreateFile %s: %s\n", path, err.message);
@@ -383,7 +384,8 @@ static int lists(struct env *e, const char *dir, const char *name)
 	uint32_t mode, uid, gid;
 	int found = 0;
 
-	if (sd_bus_call_method(e->bus, MGR, ROOT, IFACE, "ListFiles", NULL, &reply, "s", dir) < 0)
+	if (sd_bus_call_method(e->bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "ListFiles", NULL,
+			       &reply, "s", dir) < 0)
 		return -1;
 	g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(stuuu)"), >=, 0);
 	while (sd_bus_message_read(reply, "(stuuu)", &n, &size, &mode, &uid, &gid) > 0)
@@ -584,7 +586,7 @@ static int on_manager_props(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	const char *iface;
 
 	g_assert_cmpint(sd_bus_message_read(msg, "s", &iface), >, 0);
-	g_assert_cmpstr(iface, ==, IFACE);
+	g_assert_cmpstr(iface, ==, FAMFS_MANAGER_IFACE);
 	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "{sv}"), >, 0);
 	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
 		const char *name;
@@ -618,10 +620,12 @@ static void test_fault_counters(void)
 	g_free(add_dax(&e, "dax0.0", img, false));
 	daemon_start(&e, default_conf);
 	g_assert_true(find_fs(&e, "/dev/dax0.0", &fi));
-	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, MGR, ROOT, IFACE, "FaultsPMD", NULL, 't', &v), >=, 0);
+	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE,
+						    "FaultsPMD", NULL, 't', &v), >=, 0);
 	g_assert_cmpuint(v, ==, 7);
-	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, MGR, fi.obj, FSIFACE, "FaultsPMD", NULL, 't', &v), <, 0);
-	g_assert_cmpint(sd_bus_match_signal(e.bus, NULL, MGR, ROOT, "org.freedesktop.DBus.Properties",
+	g_assert_cmpint(sd_bus_get_property_trivial(e.bus, FAMFS_BUS_NAME, fi.obj, FAMFS_FS_IFACE, "FaultsPMD", NULL,
+						    't', &v), <, 0);
+	g_assert_cmpint(sd_bus_match_signal(e.bus, NULL, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, "org.freedesktop.DBus.Properties",
 					    "PropertiesChanged", on_manager_props, seen), >=, 0);
 
 	/* 20 changes in 2 s: every one is read, at most one signal a second is sent */

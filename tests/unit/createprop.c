@@ -245,7 +245,7 @@ static void pick_name(struct createprop *cp, struct reader *rd, char names[][NAM
 /* Sizes at the edges: 0, 2^64, the 2 MiB rounding, the free space, the device, the stripe. */
 static uint64_t pick_size(struct createprop *cp, struct reader *rd, const struct famfs_interleave_params *ip)
 {
-	uint64_t small = take8(rd), free_bytes = famfs_alloc_free_bytes(&cp->fs->alloc);
+	uint64_t small = take8(rd), free_bytes = famfs_alloc_free_bytes(famfs_fs_allocator(cp->fs));
 
 	switch (take8(rd) % 32) {
 	case 0:  return 0;
@@ -294,10 +294,10 @@ struct before {
 static struct before observe(const struct createprop *cp)
 {
 	return (struct before){
-		.next_index = cp->fs->log->next_index,
-		.used_units = cp->fs->alloc.used,
-		.files = famfs_ns_count(cp->fs->ns, FAMFS_NS_FILE),
-		.dirs = famfs_ns_count(cp->fs->ns, FAMFS_NS_DIR),
+		.next_index = famfs_fs_log_header(cp->fs)->next_index,
+		.used_units = famfs_fs_allocator(cp->fs)->used,
+		.files = famfs_ns_count(famfs_fs_namespace(cp->fs), FAMFS_NS_FILE),
+		.dirs = famfs_ns_count(famfs_fs_namespace(cp->fs), FAMFS_NS_DIR),
 	};
 }
 
@@ -367,7 +367,7 @@ static int check_success(struct createprop *cp, const struct before *b, uint64_t
 	memcpy(cp->shadow + header, cp->view + header, header_end - header);
 	memcpy(cp->shadow + slots, cp->view + slots, slots_end - slots);
 
-	r = famfs_check_medium(cp->fs->dev->base, cp->fs->dev->size, 0, &rep);
+	r = famfs_check_medium(famfs_fs_device(cp->fs)->base, famfs_fs_device(cp->fs)->size, 0, &rep);
 	if (r < 0)
 		return fail(why, why_len, "famfs_check_medium: %s", strerror(-r));
 	if (famfs_check_report_errors(rep) != 0) {

@@ -26,10 +26,10 @@ static void setup_size(struct fixture *f, uint64_t size)
 	f->dir = test_scratch_dir();
 	f->img = test_make_image(f->dir, "fs.img", size, 8 * MiB, test_host_uuid);
 	g_assert_cmpint(famfs_fs_open(f->img, FAMFS_DEVICE_WRITE, test_host_uuid, &f->master, &err), ==, 0);
-	g_assert_true(f->master->master);
+	g_assert_true(famfs_fs_is_master(f->master));
 	g_assert_cmpint(famfs_fs_replay(f->master, NULL, NULL, NULL, &err), ==, 0);
 	g_assert_cmpint(famfs_fs_open(f->img, 0, test_other_uuid, &f->client, &err), ==, 0);
-	g_assert_false(f->client->master);
+	g_assert_false(famfs_fs_is_master(f->client));
 }
 
 static void setup(struct fixture *f, gconstpointer data)
@@ -39,10 +39,11 @@ static void setup(struct fixture *f, gconstpointer data)
 
 static void teardown(struct fixture *f, gconstpointer data)
 {
+	const struct famfs_device *dev = famfs_fs_device(f->master);
 	struct famfs_check_report *r = NULL;
 
 	/* Whatever a test did, what is on the medium must check clean... */
-	g_assert_cmpint(famfs_check_medium(f->master->dev->base, f->master->dev->size, 0, &r), ==, 0);
+	g_assert_cmpint(famfs_check_medium(dev->base, dev->size, 0, &r), ==, 0);
 	if (!strstr(g_test_get_path(), "hostile"))
 		g_assert_cmpuint(famfs_check_report_errors(r), ==, 0);
 	famfs_check_report_free(r);
@@ -55,7 +56,21 @@ static void teardown(struct fixture *f, gconstpointer data)
 
 static uint64_t next_index(struct fixture *f)
 {
-	return f->master->log->next_index;
+	return famfs_fs_log_header(f->master)->next_index;
+}
+
+/*
+ * The superblock and log on the medium, written as another host would: the
+ * library hands its callers read-only pointers.
+ */
+static struct famfs_superblock *medium_superblock(const struct famfs_fs *fs)
+{
+	return (struct famfs_superblock *)famfs_fs_device(fs)->base;
+}
+
+static struct famfs_log_header *medium_log(const struct famfs_fs *fs)
+{
+	return (struct famfs_log_header *)(famfs_fs_device(fs)->base + FAMFS_LOG_OFFSET);
 }
 
 static void test_create_and_follow(struct fixture *f, gconstpointer data)
@@ -70,6 +85,7 @@ static void test_create_and_follow(struct fixture *f, gconstpointer data)
 	struct famfs_fmap maps[3];
 	uint32_t nodes[3], id;
 	const struct famfs_ns_node *n;
+	struct famfs_ns *ns = famfs_fs_namespace(f->client);
 
 	g_assert_cmpint(famfs_fs_mkdir(f->master, "dir", 0755, 0, 0, false, &id, &err), ==, 0);
 	g_assert_cmpint(famfs_fs_create_files(f->master, files, 3, maps, nodes, &err), ==, 0);
@@ -79,13 +95,13 @@ static void test_create_and_follow(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
 	g_assert_cmpuint(res.applied, ==, 4);
 	g_assert_false(res.stalled);
-	n = famfs_ns_node(f->client->ns, famfs_ns_lookup(f->client->ns, "dir/one", 7));
+	n = famfs_ns_node(ns, famfs_ns_lookup(ns, "dir/one", 7));
 	g_assert_nonnull(n);
 	g_assert_cmpuint(n->size, ==, 1);
 	g_assert_cmpuint(n->uid, ==, 10);
 	g_assert_cmpuint(n->gid, ==, 20);
-	g_assert_cmpuint(famfs_fs_entry(f->client, famfs_ns_lookup(f->client->ns, "three", 5))->file.se[0].offset,
-			 ==, maps[2].se[0].offset);
+	g_assert_cmpuint(famfs_fs_entry(f->client, famfs_ns_lookup(ns, "three", 5))->file.se[0].offset, ==,
+			 maps[2].se[0].offset);
 
 	/* Incremental: a second replay reads nothing old. */
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
@@ -93,8 +109,8 @@ static void test_create_and_follow(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(famfs_fs_mkdir(f->master, "x/y/z", 0700, 1, 1, true, NULL, &err), ==, 0);
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
 	g_assert_cmpuint(res.applied, ==, 3);
-	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_DIR), ==, 4);
-	g_assert_cmpuint(f->client->alloc.used, ==, f->master->alloc.used);
+	g_assert_cmpuint(famfs_ns_count(ns, FAMFS_NS_DIR), ==, 4);
+	g_assert_cmpuint(famfs_fs_allocator(f->client)->used, ==, famfs_fs_allocator(f->master)->used);
 }
 
 static void test_errors_leave_log_unchanged(struct fixture *f, gconstpointer data)
@@ -120,13 +136,13 @@ static void test_errors_leave_log_unchanged(struct fixture *f, gconstpointer dat
 
 	g_assert_cmpint(famfs_fs_create_files(f->master, &ok, 1, NULL, NULL, &err), ==, 0);
 	before = next_index(f);
-	used = f->master->alloc.used;
+	used = famfs_fs_allocator(f->master)->used;
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		memset(&err, 0, sizeof(err));
 		g_assert_cmpint(famfs_fs_create_files(f->master, &cases[i], 1, NULL, NULL, &err), ==, expect[i]);
 		g_assert_cmpstr(err.msg, !=, "");
 		g_assert_cmpuint(next_index(f), ==, before);
-		g_assert_cmpuint(f->master->alloc.used, ==, used);
+		g_assert_cmpuint(famfs_fs_allocator(f->master)->used, ==, used);
 	}
 	g_assert_cmpint(famfs_fs_create_files(f->master, &ok, 1, NULL, NULL, &err), ==, -EEXIST);
 	g_assert_cmpint(famfs_fs_create_files(f->master, dup, 2, NULL, NULL, &err), ==, -EEXIST);
@@ -149,7 +165,7 @@ static void test_batch_all_or_nothing(struct fixture *f, gconstpointer data)
 	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, 600);
 	char (*names)[16] = g_malloc0(600 * sizeof(*names));
 	struct famfs_err err = { 0 };
-	uint64_t used = f->master->alloc.used;
+	uint64_t used = famfs_fs_allocator(f->master)->used;
 
 	for (unsigned int i = 0; i < 600; i++) {
 		g_snprintf(names[i], sizeof(names[i]), "b%u", i);
@@ -158,7 +174,7 @@ static void test_batch_all_or_nothing(struct fixture *f, gconstpointer data)
 	/* 1 GiB holds 507 of them. */
 	g_assert_cmpint(famfs_fs_create_files(f->master, specs, 600, NULL, NULL, &err), ==, -ENOSPC);
 	g_assert_cmpuint(next_index(f), ==, 0);
-	g_assert_cmpuint(f->master->alloc.used, ==, used);
+	g_assert_cmpuint(famfs_fs_allocator(f->master)->used, ==, used);
 	g_assert_cmpint(famfs_fs_create_files(f->master, specs, 507, NULL, NULL, &err), ==, 0);
 	g_assert_cmpuint(next_index(f), ==, 507);
 	g_assert_cmpint(famfs_fs_create_files(f->master, &specs[507], 1, NULL, NULL, &err), ==, -ENOSPC);
@@ -186,7 +202,7 @@ static void test_log_full(struct fixture *f, gconstpointer data)
 	g_assert_nonnull(strstr(err.msg, "log is full"));
 	g_assert_cmpint(famfs_fs_mkdir(f->master, "d", 0755, 0, 0, false, NULL, &err), ==, -FAMFS_ELOGFULL);
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, 0);
-	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, N);
+	g_assert_cmpuint(famfs_ns_count(famfs_fs_namespace(f->client), FAMFS_NS_FILE), ==, N);
 	g_free(specs);
 	g_free(names);
 }
@@ -194,7 +210,7 @@ static void test_log_full(struct fixture *f, gconstpointer data)
 static void test_torn_tail_retried(struct fixture *f, gconstpointer data)
 {
 	struct famfs_file_spec s[2] = { { .relpath = "a", .size = 1 }, { .relpath = "b", .size = 1 } };
-	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry *slots = famfs_log_entries(medium_log(f->master));
 	struct famfs_replay_result res;
 	struct famfs_err err = { 0 };
 
@@ -218,7 +234,7 @@ static void test_torn_tail_retried(struct fixture *f, gconstpointer data)
 
 static void append_raw(struct famfs_fs *fs, struct famfs_log_entry *e)
 {
-	g_assert_cmpint(famfs_log_append(fs->log, e, 1, NULL), ==, 0);
+	g_assert_cmpint(famfs_log_append(medium_log(fs), e, 1, NULL), ==, 0);
 }
 
 /* CRC-valid entries that break rules are skipped for good, never created. */
@@ -226,6 +242,7 @@ static void test_hostile_entries(struct fixture *f, gconstpointer data)
 {
 	struct famfs_fmap map = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 1 };
 	struct famfs_replay_result res;
+	struct famfs_fs_stats stats;
 	struct famfs_err err = { 0 };
 	struct famfs_log_entry e;
 	uint64_t good_offset;
@@ -260,12 +277,13 @@ static void test_hostile_entries(struct fixture *f, gconstpointer data)
 	g_assert_false(res.stalled);
 	g_assert_cmpuint(res.applied, ==, 2);
 	g_assert_cmpuint(res.rejected, ==, 5);
-	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, 2);
-	g_assert_cmpuint(famfs_ns_lookup(f->client->ns, "../x", 4), ==, FAMFS_NS_NONE);
-	g_assert_cmpint(f->client->last_rejected_index, ==, 5);
+	g_assert_cmpuint(famfs_ns_count(famfs_fs_namespace(f->client), FAMFS_NS_FILE), ==, 2);
+	g_assert_cmpuint(famfs_ns_lookup(famfs_fs_namespace(f->client), "../x", 4), ==, FAMFS_NS_NONE);
+	famfs_fs_get_stats(f->client, &stats);
+	g_assert_cmpint(stats.last_rejected_index, ==, 5);
 	/* The refused ".." entry still holds its space; the duplicate is a cross-link. */
-	g_assert_true(famfs_alloc_test(&f->client->alloc, 200 * MiB / (2 * MiB)));
-	g_assert_cmpuint(f->client->crosslinked_units, ==, 1);
+	g_assert_true(famfs_alloc_test(famfs_fs_allocator(f->client), 200 * MiB / (2 * MiB)));
+	g_assert_cmpuint(stats.crosslinked_units, ==, 1);
 }
 
 /* A long backlog is checked in bulk; a bad entry in it still stops replay exactly there. */
@@ -274,7 +292,7 @@ static void test_bulk_replay_stalls(struct fixture *f, gconstpointer data)
 	enum { N = 9000 };
 	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, N);
 	char (*names)[16] = g_malloc0(N * sizeof(*names));
-	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry *slots = famfs_log_entries(medium_log(f->master));
 	struct famfs_replay_result res;
 	struct famfs_err err = { 0 };
 
@@ -307,7 +325,7 @@ static void test_bulk_replay_stall_positions(struct fixture *f, gconstpointer da
 	static const unsigned int bad_at[] = { 0, 1, 2047, 2048, 4095, 6144, 8191, 8192, N - 1 };
 	struct famfs_file_spec *specs = g_new0(struct famfs_file_spec, N);
 	char (*names)[16] = g_malloc0(N * sizeof(*names));
-	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry *slots = famfs_log_entries(medium_log(f->master));
 	struct famfs_err err = { 0 };
 
 	for (unsigned int i = 0; i < N; i++) {
@@ -327,10 +345,10 @@ static void test_bulk_replay_stall_positions(struct fixture *f, gconstpointer da
 		g_assert_cmpuint(res.stalled_index, ==, bad_at[b]);
 		g_assert_cmpuint(res.applied, ==, bad_at[b]);
 		if (bad_at[b] > 0) {
-			node = famfs_ns_lookup(fresh->ns, names[bad_at[b] - 1], strlen(names[bad_at[b] - 1]));
+			node = famfs_ns_lookup(famfs_fs_namespace(fresh), names[bad_at[b] - 1], strlen(names[bad_at[b] - 1]));
 			g_assert_cmpuint(node, !=, FAMFS_NS_NONE);
 		}
-		node = famfs_ns_lookup(fresh->ns, names[bad_at[b]], strlen(names[bad_at[b]]));
+		node = famfs_ns_lookup(famfs_fs_namespace(fresh), names[bad_at[b]], strlen(names[bad_at[b]]));
 		g_assert_cmpuint(node, ==, FAMFS_NS_NONE);
 		slots[bad_at[b]].crc ^= 1;
 		g_assert_cmpint(famfs_fs_replay(fresh, NULL, NULL, &res, &err), ==, 0);
@@ -346,7 +364,7 @@ static void test_bulk_replay_stall_positions(struct fixture *f, gconstpointer da
 static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
 {
 	struct famfs_file_spec s = { .relpath = "victim", .size = 1, .mode = 0644 };
-	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry *slots = famfs_log_entries(medium_log(f->master));
 	struct famfs_log_entry copy;
 	struct famfs_err err = { 0 };
 	uint32_t node;
@@ -366,7 +384,7 @@ static void test_read_entry_rechecks(struct fixture *f, gconstpointer data)
 static void test_copy_entry_rechecks(struct fixture *f, gconstpointer data)
 {
 	struct famfs_file_spec s = { .relpath = "victim", .size = 1, .mode = 0644 };
-	struct famfs_log_entry *slots = famfs_log_entries(f->master->log);
+	struct famfs_log_entry *slots = famfs_log_entries(medium_log(f->master));
 	struct famfs_log_entry copy, saved;
 	struct famfs_err err = { 0 };
 	uint32_t node;
@@ -465,7 +483,8 @@ static void test_medium_change_refused(struct fixture *f, gconstpointer data)
 {
 	struct famfs_file_spec spec = { .relpath = "a", .size = MiB, .mode = 0644 };
 	struct famfs_file_spec other = { .relpath = "b", .size = MiB, .mode = 0644 };
-	struct famfs_superblock *sb = f->master->sb;
+	struct famfs_superblock *sb = medium_superblock(f->master);
+	struct famfs_log_header *lh = medium_log(f->master);
 	struct famfs_superblock saved;
 	struct famfs_err err = { 0 };
 	struct famfs_fs *fresh = NULL;
@@ -477,13 +496,13 @@ static void test_medium_change_refused(struct fixture *f, gconstpointer data)
 
 	/* a log that went backwards is never "no news" */
 	n = next_index(f);
-	f->master->log->next_index = f->master->log->next_seqnum = 0;
+	lh->next_index = lh->next_seqnum = 0;
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
 	g_assert_nonnull(strstr(err.msg, "log went backwards: next_index 0 is below the 1 entries already applied"));
 	g_assert_cmpint(famfs_fs_create_files(f->master, &other, 1, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
 	g_assert_cmpint(famfs_fs_mkdir(f->master, "d", 0755, 0, 0, false, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
 	g_assert_cmpuint(next_index(f), ==, 0);
-	f->master->log->next_index = f->master->log->next_seqnum = n;
+	lh->next_index = lh->next_seqnum = n;
 	/* sticky: the log coming back does not make the medium trusted again */
 	g_assert_cmpint(famfs_fs_create_files(f->master, &other, 1, NULL, NULL, &err), ==, -FAMFS_EMEDIUMCHANGED);
 	g_assert_cmpuint(next_index(f), ==, n);
@@ -526,8 +545,8 @@ static void test_medium_change_refused(struct fixture *f, gconstpointer data)
 static void test_medium_change_stages(struct fixture *f, gconstpointer data)
 {
 	struct famfs_file_spec spec = { .relpath = "a", .size = MiB, .mode = 0644 };
-	struct famfs_superblock *sb = (struct famfs_superblock *)famfs_fs_superblock(f->master);
-	struct famfs_log_header *lh = (struct famfs_log_header *)famfs_fs_log_header(f->master);
+	struct famfs_superblock *sb = medium_superblock(f->master);
+	struct famfs_log_header *lh = medium_log(f->master);
 	struct famfs_superblock saved;
 	struct famfs_err err = { 0 };
 	uint64_t n;
@@ -568,7 +587,7 @@ static void test_medium_change_stages(struct fixture *f, gconstpointer data)
 /* The superblock region and the log, to prove a refused call wrote nothing. */
 static GBytes *meta_bytes(struct fixture *f)
 {
-	return g_bytes_new(f->master->dev->base, famfs_data_start(f->master->layout.log_len));
+	return g_bytes_new(famfs_fs_device(f->master)->base, famfs_data_start(famfs_fs_layout(f->master)->log_len));
 }
 
 static void assert_meta_unchanged(struct fixture *f, GBytes *before)
@@ -591,7 +610,7 @@ static void test_huge_size_leaves_log_untouched(struct fixture *f, gconstpointer
 	g_autoptr(GBytes) before = meta_bytes(f);
 	struct famfs_replay_result res;
 	struct famfs_err err = { 0 };
-	uint64_t used = f->master->alloc.used;
+	uint64_t used = famfs_fs_allocator(f->master)->used;
 
 	for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
 		struct famfs_file_spec s = { .relpath = "big", .size = sizes[i], .mode = 0644 };
@@ -609,7 +628,7 @@ static void test_huge_size_leaves_log_untouched(struct fixture *f, gconstpointer
 	g_assert_nonnull(strstr(err.msg, "overflow"));
 
 	assert_meta_unchanged(f, before);
-	g_assert_cmpuint(f->master->alloc.used, ==, used);
+	g_assert_cmpuint(famfs_fs_allocator(f->master)->used, ==, used);
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
 	g_assert_cmpuint(res.applied + res.rejected, ==, 0);
 	/* teardown: the medium checks clean */
@@ -644,10 +663,10 @@ static void test_batch_bad_first_creates_none(struct fixture *f, gconstpointer d
 
 	assert_meta_unchanged(f, before);
 	for (size_t i = 0; i < 3; i++)
-		g_assert_cmpuint(famfs_ns_lookup(f->master->ns, batch[i].relpath, strlen(batch[i].relpath)),
+		g_assert_cmpuint(famfs_ns_lookup(famfs_fs_namespace(f->master), batch[i].relpath, strlen(batch[i].relpath)),
 				 ==, FAMFS_NS_NONE);
 	g_assert_cmpint(famfs_fs_replay(f->client, NULL, NULL, &res, &err), ==, 0);
-	g_assert_cmpuint(famfs_ns_count(f->client->ns, FAMFS_NS_FILE), ==, 0);
+	g_assert_cmpuint(famfs_ns_count(famfs_fs_namespace(f->client), FAMFS_NS_FILE), ==, 0);
 	/* the good ones alone go through */
 	g_assert_cmpint(famfs_fs_create_files(f->master, &batch[1], 2, NULL, NULL, &err), ==, 0);
 	g_assert_cmpuint(next_index(f), ==, 2);

@@ -7,7 +7,7 @@
  * FILE backs the guest's emulated NVDIMM (memory-backend-file, share=on),
  * so this process and the guest map the same memory.  The guest makes an
  * fsdax namespace on it, runs mkfs.famfs, mounts famfs and writes the first
- * half of a file (tests/vm/guest/famfs_vm_test.c, scenario "shared").  We
+ * half of a file (tests/vm/guest/vm_test_shared.c, scenario "shared").  We
  * find the famfs superblock in the file (the namespace puts it at some
  * aligned offset), wait for the guest's half, check every byte, and answer
  * with the second half, which the guest reads back through famfs.
