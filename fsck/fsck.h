@@ -10,6 +10,9 @@
 #include "device.h"
 #include "error.h"
 
+#define TOOL_NAME "fsck.famfs"
+#include "tools/message.h"
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
 
@@ -59,9 +62,6 @@ const char *fsck_role(const struct famfs_check_report *r, const char *uuid_file)
 /* Returns 0 or a negative errno, with the reason in res->error. */
 int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r,
 		struct repair_result *res);
-
-/* Prints "fsck.famfs: " and the message on stderr: what failed, then why. */
-void fsck_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void fsck_print_text(const struct fsck_options *o, const struct famfs_device *dev,
 		     const struct famfs_check_report *r, const struct repair_result *rep,

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +14,6 @@
 #include "config.h"
 #include "fsck.h"
 #include "sysuuid.h"
-
-void fsck_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsck.famfs: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *out)
 {
@@ -78,11 +66,11 @@ static int parse_options(int argc, char **argv, struct fsck_options *o)
 		}
 	}
 	if (modes & (modes - 1)) {
-		fsck_error("-n, -y and -p exclude each other");
+		tool_error("-n, -y and -p exclude each other");
 		return -1;
 	}
 	if (optind != argc - 1) {
-		fsck_error("%s", optind >= argc ? "no device given" : "more than one device given");
+		tool_error("%s", optind >= argc ? "no device given" : "more than one device given");
 		usage(stderr);
 		return -1;
 	}
@@ -122,21 +110,21 @@ int main(int argc, char **argv)
 
 	ret = famfs_device_open(o.device, 0, &dev, &err);
 	if (ret < 0) {
-		fsck_error("%s", err.msg);
+		tool_error("%s", err.msg);
 		return FSCK_OPERATIONAL;
 	}
 	if (o.skip_mounted && famfs_device_is_mounted(dev))
 		return FSCK_OK;
 	ret = famfs_check_medium(dev->base, dev->size, o.no_crosslinks ? FAMFS_CHECK_NO_CROSSLINKS : 0, &r);
 	if (ret < 0) {
-		fsck_error("cannot check %s: %s", o.device, strerror(-ret));
+		tool_error_errno(ret, "cannot check %s: %m", o.device);
 		return FSCK_OPERATIONAL;
 	}
 
 	/* The read-only mapping stays valid and shows what a repair wrote. */
 	if (o.mode != REPAIR_NO && r->repair.needed && fsck_repair(&o, r, &rep) < 0) {
 		if (!o.json)
-			fsck_error("%s", rep.error.msg);
+			tool_error("%s", rep.error.msg);
 		status = FSCK_OPERATIONAL | FSCK_UNCORRECTED;
 	} else {
 		status = status_of(r, &rep);

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,9 @@
 #include "sysuuid.h"
 #include "units.h"
 
+#define TOOL_NAME "mkfs.famfs"
+#include "tools/message.h"
+
 /* mkfs(8)'s exit status: 0 success, 1 failure; and 2 for a usage error (mkfs.famfs(8)). */
 enum {
 	MKFS_OK = 0,
@@ -32,6 +34,7 @@ enum {
 };
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
 
 struct options {
 	bool force;
@@ -41,18 +44,6 @@ struct options {
 	const char *uuid_file;
 	const char *device;
 };
-
-/* Prints "mkfs.famfs: " and the message on stderr: what failed, then why. */
-static __attribute__((format(printf, 1, 2))) void mkfs_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("mkfs.famfs: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *out)
 {
@@ -92,7 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'u': o->uuid_file = optarg; break;
 		case 'l':
 			if (famfs_parse_size(optarg, &o->log_len) < 0 || !famfs_log_len_valid(o->log_len)) {
-				mkfs_error("invalid log length \"%s\": it must be a power of two of at least 8M",
+				tool_error("invalid log length \"%s\": it must be a power of two of at least 8M",
 					   optarg);
 				return -1;
 			}
@@ -103,12 +94,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind != argc - 1) {
-		mkfs_error("%s", optind >= argc ? "no device given" : "more than one device given");
+		tool_error("%s", optind >= argc ? "no device given" : "more than one device given");
 		usage(stderr);
 		return -1;
 	}
 	if (o->kill && !o->force) {
-		mkfs_error("--kill destroys the file system and needs --force too");
+		tool_error("--kill destroys the file system and needs --force too");
 		return -1;
 	}
 	o->device = argv[optind];
@@ -137,7 +128,7 @@ static int kill_superblock(struct famfs_device *dev, const struct options *o)
 
 static void print_result(struct famfs_device *dev, const struct famfs_superblock *sb)
 {
-	struct famfs_check_report *r = NULL;
+	_cleanup_(famfs_check_report_freep) struct famfs_check_report *r = NULL;
 	char fs_uuid[37], sys_uuid[37], cap[32], freeb[32];
 
 	uuid_unparse(sb->uuid, fs_uuid);
@@ -153,7 +144,6 @@ static void print_result(struct famfs_device *dev, const struct famfs_superblock
 		if (famfs_check_report_errors(r))
 			printf("  warning: the new file system does not check clean\n");
 	}
-	famfs_check_report_free(r);
 }
 
 int main(int argc, char **argv)
@@ -172,18 +162,18 @@ int main(int argc, char **argv)
 
 	r = famfs_device_open(o.device, FAMFS_DEVICE_WRITE | FAMFS_DEVICE_EXCL, &dev, &err);
 	if (r < 0) {
-		mkfs_error("%s%s", err.msg, r == -EACCES || r == -EPERM ? " (is it read-only?)" : "");
+		tool_error("%s%s", err.msg, r == -EACCES || r == -EPERM ? " (is it read-only?)" : "");
 		return MKFS_FAILED;
 	}
 	if (famfs_device_is_mounted(dev)) {
-		mkfs_error("cannot format %s: it is mounted; unmount it first", o.device);
+		tool_error("cannot format %s: it is mounted; unmount it first", o.device);
 		return MKFS_FAILED;
 	}
 
 	existing = famfs_superblock_validate((void *)dev->base, dev->size, NULL);
 	if ((existing == FAMFS_OK || existing == FAMFS_F_SB_VERSION || existing == FAMFS_F_SB_DEV_SIZE) &&
 	    !o.force) {
-		mkfs_error("cannot format %s: it already holds a famfs file system; use -f to overwrite it",
+		tool_error("cannot format %s: it already holds a famfs file system; use -f to overwrite it",
 			   o.device);
 		return MKFS_FAILED;
 	}
@@ -194,7 +184,7 @@ int main(int argc, char **argv)
 	if (dev->size < min_size) {
 		char have[32], log[32], need[32];
 
-		mkfs_error("cannot format %s: it is too small: %s, and a %s log needs at least %s",
+		tool_error("cannot format %s: it is too small: %s, and a %s log needs at least %s",
 			   o.device, famfs_format_size(dev->size, have, sizeof(have)),
 			   famfs_format_size(o.log_len, log, sizeof(log)),
 			   famfs_format_size(min_size, need, sizeof(need)));
@@ -203,7 +193,7 @@ int main(int argc, char **argv)
 
 	r = famfs_system_uuid_get(o.uuid_file, true, host_uuid, &err);
 	if (r < 0) {
-		mkfs_error("%s", err.msg);
+		tool_error("%s", err.msg);
 		return MKFS_FAILED;
 	}
 

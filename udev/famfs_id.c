@@ -12,14 +12,11 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
-#include "cleanup.h"
 #include "config.h"
 #include "device.h"
 #include "log.h"
 #include "superblock.h"
 #include "sysuuid.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
 
 static void usage(FILE *out)
 {
@@ -37,7 +34,7 @@ int main(int argc, char **argv)
 	const char *uuid_file = NULL, *state = "valid", *error = NULL;
 	const struct famfs_superblock *sb;
 	const struct famfs_log_header *log;
-	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
+	struct famfs_device *dev = NULL;
 	struct famfs_err err = { 0 };
 	enum famfs_finding_code code;
 	uint8_t host[16];
@@ -60,8 +57,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sb = (const void *)dev->base;
-	if (dev->size < sizeof(*sb) || sb->magic != FAMFS_SUPER_MAGIC)
+	if (dev->size < sizeof(*sb) || sb->magic != FAMFS_SUPER_MAGIC) {
+		famfs_device_close(dev);
 		return 0;   /* not famfs: say nothing */
+	}
 
 	code = famfs_superblock_validate(sb, dev->size, NULL);
 	if (code != FAMFS_OK) {
@@ -95,5 +94,6 @@ int main(int argc, char **argv)
 	printf("FAMFS_STATE=%s\n", state);
 	if (error)
 		printf("FAMFS_ERROR=%s\n", error);
+	famfs_device_close(dev);
 	return 0;
 }

@@ -27,8 +27,8 @@ int client_connect(bool ask_password)
 	if (r < 0) {
 		const char *a = getenv("DBUS_SYSTEM_BUS_ADDRESS");
 
-		return ctl_error_errno(r, "cannot connect to the system bus%s%s: %m", a ? " at " : "",
-				       a ? a : "");
+		return tool_error_errno(r, "cannot connect to the system bus%s%s: %m", a ? " at " : "",
+					a ? a : "");
 	}
 	(void)sd_bus_set_allow_interactive_authorization(bus, ask_password);
 	return 0;
@@ -42,10 +42,10 @@ void client_disconnect(void)
 int client_error(const char *what, const char *arg, const sd_bus_error *e, int r)
 {
 	if (e && sd_bus_error_is_set(e))
-		ctl_error("cannot %s%s%s: %s [%s]", what, arg ? " " : "", arg ? arg : "",
-			  e->message ? e->message : "", e->name);
+		tool_error("cannot %s%s%s: %s [%s]", what, arg ? " " : "", arg ? arg : "",
+			   e->message ? e->message : "", e->name);
 	else
-		ctl_error_errno(r, "cannot %s%s%s: %m", what, arg ? " " : "", arg ? arg : "");
+		tool_error_errno(r, "cannot %s%s%s: %m", what, arg ? " " : "", arg ? arg : "");
 	return r;
 }
 

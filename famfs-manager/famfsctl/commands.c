@@ -26,7 +26,7 @@ static int parse_mode(const char *s, uint32_t *ret)
 	errno = 0;
 	v = strtoul(s, &end, 8);
 	if (errno || end == s || *end || v > 07777) {
-		ctl_error("invalid mode \"%s\": expected octal permission bits like 0644", s);
+		tool_error("invalid mode \"%s\": expected octal permission bits like 0644", s);
 		return -EINVAL;
 	}
 	*ret = v;
@@ -40,14 +40,14 @@ static int parse_interleave(int c, const char *v, struct interleave *il)
 
 	if (c == 'C') {
 		if (famfs_parse_size(v, &x) < 0 || x == 0) {
-			ctl_error("invalid chunk size \"%s\"", v);
+			tool_error("invalid chunk size \"%s\"", v);
 			return -EINVAL;
 		}
 		il->chunk = x;
 		return 0;
 	}
 	if (famfs_parse_size(v, &x) < 0 || x == 0 || x > 64) {
-		ctl_error("invalid -%c \"%s\": expected 1 to 64", c, v);
+		tool_error("invalid -%c \"%s\": expected 1 to 64", c, v);
 		return -EINVAL;
 	}
 	if (c == 'N')
@@ -201,18 +201,18 @@ int cmd_cp(int argc, char **argv)
 	dst = argv[optind + 1];
 	fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return ctl_error_errno(-errno, "cannot open %s: %m", src);
+		return tool_error_errno(-errno, "cannot open %s: %m", src);
 	if (!S_ISREG(st.st_mode))
-		return ctl_error_errno(-EINVAL, "cannot copy %s: not a regular file", src);
+		return tool_error_errno(-EINVAL, "cannot copy %s: not a regular file", src);
 	if (st.st_size == 0)
-		return ctl_error_errno(-EINVAL, "cannot copy %s: it is empty, and famfs files are preallocated and cannot be empty",
-				       src);
+		return tool_error_errno(-EINVAL, "cannot copy %s: it is empty, and famfs files are preallocated and cannot be empty",
+					src);
 	/* A destination ending in / gets the local file's name. */
 	if (dst[0] && dst[strlen(dst) - 1] == '/') {
 		const char *base = strrchr(src, '/');
 
 		if (asprintf(&target, "%s%s", dst, base ? base + 1 : src) < 0)
-			return ctl_error_errno(-ENOMEM, "cannot copy %s: %m", src);
+			return tool_error_errno(-ENOMEM, "cannot copy %s: %m", src);
 		dst = target;
 	}
 	if (!have_mode)

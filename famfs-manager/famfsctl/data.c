@@ -41,13 +41,13 @@ static int map_file(const char *path, bool writable, struct mapped_file *ret)
 	if (r < 0 && sd_bus_error_is_set(&e))
 		return client_error(writable ? "open for writing" : "open", path, &e, r);
 	if (r < 0)
-		return ctl_error_errno(r, "cannot map %s: %m", path);
+		return tool_error_errno(r, "cannot map %s: %m", path);
 	for (size_t i = 0; i < m.l.n; i++) {
 		void *p = mmap(NULL, m.l.ext[i].len, writable ? PROT_READ | PROT_WRITE : PROT_READ,
 			       MAP_SHARED, fd, (off_t)m.l.ext[i].offset);
 
 		if (p == MAP_FAILED)
-			return ctl_error_errno(-errno, "cannot map %s: %m", path);
+			return tool_error_errno(-errno, "cannot map %s: %m", path);
 		m.map[i] = p;
 	}
 	/* The mappings outlive the descriptor. */
@@ -97,8 +97,8 @@ static int cat_one(const char *path, bool *ret_output_failed)
 		ssize_t w;
 
 		if (!p)
-			return ctl_error_errno(-EBADMSG, "cannot read %s: its map ends before the file size",
-					       path);
+			return tool_error_errno(-EBADMSG, "cannot read %s: its map ends before the file size",
+						path);
 		if (run > m.l.size - off)
 			run = m.l.size - off;
 		w = write(STDOUT_FILENO, p, run);
@@ -106,7 +106,7 @@ static int cat_one(const char *path, bool *ret_output_failed)
 			if (errno == EINTR)
 				continue;
 			*ret_output_failed = true;
-			return ctl_error_errno(-errno, "cannot write to stdout: %m");
+			return tool_error_errno(-errno, "cannot write to stdout: %m");
 		}
 		off += w;
 	}
@@ -141,16 +141,16 @@ static int write_via_daemon(int src_fd, const char *dst, uint64_t size)
 
 	mfd = memfd_create("famfsctl-cp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
-		return ctl_error_errno(-errno, "cannot copy to %s: memfd_create: %m", dst);
+		return tool_error_errno(-errno, "cannot copy to %s: memfd_create: %m", dst);
 	for (uint64_t done = 0; done < size;) {
 		ssize_t n = read(src_fd, buf, size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return ctl_error_errno(-errno, "cannot read the source of %s: %m", dst);
+			return tool_error_errno(-errno, "cannot read the source of %s: %m", dst);
 		if (n == 0)
-			return ctl_error_errno(-EIO, "cannot read the source of %s: file shrank", dst);
+			return tool_error_errno(-EIO, "cannot read the source of %s: file shrank", dst);
 		for (ssize_t off = 0, w; off < n; off += w) {
 			w = write(mfd, buf + off, (size_t)(n - off));
 			if (w < 0 && errno == EINTR) {
@@ -158,12 +158,12 @@ static int write_via_daemon(int src_fd, const char *dst, uint64_t size)
 				continue;
 			}
 			if (w <= 0)
-				return ctl_error_errno(w < 0 ? -errno : -EIO, "cannot copy to %s: %m", dst);
+				return tool_error_errno(w < 0 ? -errno : -EIO, "cannot copy to %s: %m", dst);
 		}
 		done += (uint64_t)n;
 	}
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		return ctl_error_errno(-errno, "cannot seal the data for %s: %m", dst);
+		return tool_error_errno(-errno, "cannot seal the data for %s: %m", dst);
 	r = client_write_file(dst, mfd, &e);
 	if (r < 0)
 		return client_error("write", dst, &e, r);
@@ -185,22 +185,22 @@ static int write_mapped(int src_fd, const char *src, const char *dst)
 		ssize_t n;
 
 		if (!p)
-			return ctl_error_errno(-EBADMSG, "cannot copy to %s: its map ends before the file size",
-					       dst);
+			return tool_error_errno(-EBADMSG, "cannot copy to %s: its map ends before the file size",
+						dst);
 		if (run > m.l.size - off)
 			run = m.l.size - off;
 		n = read(src_fd, p, run);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return ctl_error_errno(-errno, "cannot read %s: %m", src);
+			return tool_error_errno(-errno, "cannot read %s: %m", src);
 		if (n == 0)
-			return ctl_error_errno(-EIO, "cannot read %s: file shrank", src);
+			return tool_error_errno(-EIO, "cannot read %s: file shrank", src);
 		off += n;
 	}
 	for (size_t i = 0; i < m.l.n; i++)
 		if (msync(m.map[i], m.l.ext[i].len, MS_SYNC) < 0)
-			return ctl_error_errno(-errno, "cannot flush %s: %m", dst);
+			return tool_error_errno(-errno, "cannot flush %s: %m", dst);
 	return 0;
 }
 

@@ -86,7 +86,7 @@ static int parse_global_options(int argc, char **argv, int *ret_command)
 			printf("famfsctl %s\n", PACKAGE_VERSION);
 			return 0;
 		} else {
-			ctl_error("unknown option %s", argv[a]);
+			tool_error("unknown option %s", argv[a]);
 			usage(stderr);
 			return -EINVAL;
 		}
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		if (!famfs_is_utf8(argv[k])) {
 			argv[k] = famfs_escape_dup(argv[k]);
 			if (!argv[k]) {
-				ctl_error("out of memory");
+				tool_error("out of memory");
 				return FAMFSCTL_FAILED;
 			}
 		}
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 			return r < 0 ? FAMFSCTL_FAILED : r;
 		}
 	}
-	ctl_error("unknown command \"%s\"", argv[a]);
+	tool_error("unknown command \"%s\"", argv[a]);
 	usage(stderr);
 	return FAMFSCTL_USAGE;
 }

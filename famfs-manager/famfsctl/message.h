@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * famfsctl's messages on stderr, one prefix for all of them:
- * "famfsctl: what failed: why".
+ * famfsctl's messages: the tools' helper (tools/message.h) with the
+ * famfsctl prefix, and the usage error every command reports the same way.
  */
 #ifndef FAMFSCTL_MESSAGE_H
 #define FAMFSCTL_MESSAGE_H
 
-/* Prints "famfsctl: " and the message, then a newline. */
-void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define TOOL_NAME "famfsctl"
+#include "tools/message.h"
 
-/* The same with errno set to -@r, so "%m" says why; returns @r. */
-int ctl_error_errno(int r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "famfsctl.h"
 
-/* A usage error: prints the message and returns FAMFSCTL_USAGE. */
-int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the message and returns FAMFSCTL_USAGE. */
+static inline __attribute__((format(printf, 1, 2))) int ctl_usage_error(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	tool_vmessage(saved, fmt, ap);
+	va_end(ap);
+	return FAMFSCTL_USAGE;
+}
 
 #endif

@@ -112,7 +112,7 @@ int metrics_write_textfile(const char *dir, const struct fsinfo_list *l, const u
 	fd = mkstemp(tmp);
 	o = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o) {
-		r = ctl_error_errno(-errno, "cannot create a file in %s: %m", dir);
+		r = tool_error_errno(-errno, "cannot create a file in %s: %m", dir);
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -121,10 +121,10 @@ int metrics_write_textfile(const char *dir, const struct fsinfo_list *l, const u
 	}
 	metrics_write(o, l, faults);
 	if (fchmod(fd, 0644) < 0 || fflush(o) != 0 || fsync(fd) < 0 || ferror(o))
-		r = ctl_error_errno(errno > 0 ? -errno : -EIO, "cannot write %s: %m", tmp);
+		r = tool_error_errno(errno > 0 ? -errno : -EIO, "cannot write %s: %m", tmp);
 	fclose(o);
 	if (r == 0 && rename(tmp, final) < 0)
-		r = ctl_error_errno(-errno, "cannot rename %s to %s: %m", tmp, final);
+		r = tool_error_errno(-errno, "cannot rename %s to %s: %m", tmp, final);
 	if (r < 0)
 		unlink(tmp);
 	return r;
