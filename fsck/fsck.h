@@ -6,7 +6,15 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "cleanup.h"
 #include "device.h"
+#include "error.h"
+
+#define TOOL_NAME "fsck.famfs"
+#include "tools/message.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
 
 /* fsck(8) exit status bits. */
 enum {
@@ -45,12 +53,13 @@ struct repair_result {
 	bool performed;
 	struct repair_action actions[2];
 	int nactions;
-	char error[256];
+	struct famfs_err error;     /* why the repair failed */
 };
 
 /* Role of this host for the checked file system: "master", "client" or "unknown". */
 const char *fsck_role(const struct famfs_check_report *r, const char *uuid_file);
 
+/* Returns 0 or a negative errno, with the reason in res->error. */
 int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r,
 		struct repair_result *res);
 

@@ -120,8 +120,8 @@ int fsck_print_json(const struct fsck_options *o, const struct famfs_device *dev
 		json_object_array_add(actions, a);
 	}
 	json_object_object_add(repair, "actions", actions);
-	if (rep->error[0])
-		json_object_object_add(repair, "error", json_text(rep->error));
+	if (rep->error.msg[0])
+		json_object_object_add(repair, "error", json_text(rep->error.msg));
 	json_object_object_add(root, "repair", repair);
 
 	json_object_object_add(root, "errors", json_object_new_uint64(famfs_check_report_errors(r)));

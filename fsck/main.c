@@ -4,6 +4,7 @@
  * paths, cross-links) and repairs only what is safe: a torn or invalid log
  * tail and header counters that disagree with the intact entries.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,11 +66,11 @@ static int parse_options(int argc, char **argv, struct fsck_options *o)
 		}
 	}
 	if (modes & (modes - 1)) {
-		fprintf(stderr, "fsck.famfs: -n, -y and -p exclude each other\n");
+		tool_error("-n, -y and -p exclude each other");
 		return -1;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "fsck.famfs: %s\n", optind >= argc ? "no device given" : "more than one device given");
+		tool_error("%s", optind >= argc ? "no device given" : "more than one device given");
 		usage(stderr);
 		return -1;
 	}
@@ -97,9 +98,9 @@ static int status_of(const struct famfs_check_report *r, const struct repair_res
 
 int main(int argc, char **argv)
 {
+	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
+	_cleanup_(famfs_check_report_freep) struct famfs_check_report *r = NULL;
 	struct fsck_options o = { .mode = REPAIR_NO };
-	struct famfs_check_report *r = NULL;
-	struct famfs_device *dev = NULL;
 	struct famfs_err err = { 0 };
 	struct repair_result rep = { 0 };
 	int status, ret;
@@ -109,36 +110,28 @@ int main(int argc, char **argv)
 
 	ret = famfs_device_open(o.device, 0, &dev, &err);
 	if (ret < 0) {
-		fprintf(stderr, "fsck.famfs: %s\n", err.msg);
+		tool_error("%s", err.msg);
 		return FSCK_OPERATIONAL;
 	}
-	if (o.skip_mounted && famfs_device_is_mounted(dev)) {
-		famfs_device_close(dev);
+	if (o.skip_mounted && famfs_device_is_mounted(dev))
 		return FSCK_OK;
-	}
 	ret = famfs_check_medium(dev->base, dev->size, o.no_crosslinks ? FAMFS_CHECK_NO_CROSSLINKS : 0, &r);
 	if (ret < 0) {
-		fprintf(stderr, "fsck.famfs: cannot check %s: %s\n", o.device, strerror(-ret));
-		famfs_device_close(dev);
+		tool_error_errno(ret, "cannot check %s: %m", o.device);
 		return FSCK_OPERATIONAL;
 	}
 
-	if (o.mode != REPAIR_NO && r->repair.needed) {
-		/* The read-only mapping stays valid and shows what the repair wrote. */
-		if (fsck_repair(&o, r, &rep) < 0) {
-			if (!o.json)
-				fprintf(stderr, "fsck.famfs: %s\n", rep.error);
-			status = FSCK_OPERATIONAL | FSCK_UNCORRECTED;
-			goto print;
-		}
+	/* The read-only mapping stays valid and shows what a repair wrote. */
+	if (o.mode != REPAIR_NO && r->repair.needed && fsck_repair(&o, r, &rep) < 0) {
+		if (!o.json)
+			tool_error("%s", rep.error.msg);
+		status = FSCK_OPERATIONAL | FSCK_UNCORRECTED;
+	} else {
+		status = status_of(r, &rep);
 	}
-	status = status_of(r, &rep);
-print:
 	if (o.json)
 		ret = fsck_print_json(&o, dev, r, &rep, status);
 	else
 		fsck_print_text(&o, dev, r, &rep, status);
-	famfs_check_report_free(r);
-	famfs_device_close(dev);
 	return status;
 }

@@ -5,6 +5,7 @@
  * outside the header CRC, no intact entry is removed, and every change is
  * reported.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -18,36 +19,26 @@
 int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r,
 		struct repair_result *res)
 {
-	struct famfs_device *dev = NULL;
+	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
 	struct famfs_err err = { 0 };
 	struct famfs_log_header *h;
 	int ret;
 
 	res->attempted = true;
 	ret = famfs_device_open(o->device, FAMFS_DEVICE_WRITE | FAMFS_DEVICE_EXCL, &dev, &err);
-	if (ret < 0) {
-		snprintf(res->error, sizeof(res->error), "cannot repair: %s", err.msg);
-		return ret;
-	}
-	if (famfs_device_is_mounted(dev)) {
-		snprintf(res->error, sizeof(res->error), "cannot repair %s: it is mounted", o->device);
-		famfs_device_close(dev);
-		return -EBUSY;
-	}
+	if (ret < 0)
+		return famfs_err_set(&res->error, ret, "cannot repair: %s", err.msg);
+	if (famfs_device_is_mounted(dev))
+		return famfs_err_set(&res->error, -EBUSY, "cannot repair %s: it is mounted", o->device);
 	/* The same lock the master's appends take. */
-	if (flock(dev->fd, LOCK_EX | LOCK_NB) < 0) {
-		snprintf(res->error, sizeof(res->error),
-			 "cannot repair %s: its log is locked by a writer (famfs-manager?)", o->device);
-		famfs_device_close(dev);
-		return -EBUSY;
-	}
+	if (flock(dev->fd, LOCK_EX | LOCK_NB) < 0)
+		return famfs_err_set(&res->error, -EBUSY,
+				     "cannot repair %s: its log is locked by a writer (famfs-manager?)",
+				     o->device);
 	h = (struct famfs_log_header *)(dev->base + FAMFS_LOG_OFFSET);
-	if (h->next_index != r->repair.old_next_index || h->next_seqnum != r->repair.old_next_seqnum) {
-		snprintf(res->error, sizeof(res->error),
-			 "cannot repair %s: the log changed while it was checked", o->device);
-		famfs_device_close(dev);
-		return -EAGAIN;
-	}
+	if (h->next_index != r->repair.old_next_index || h->next_seqnum != r->repair.old_next_seqnum)
+		return famfs_err_set(&res->error, -EAGAIN,
+				     "cannot repair %s: the log changed while it was checked", o->device);
 	if (h->next_index != r->repair.new_next_index)
 		res->actions[res->nactions++] = (struct repair_action){
 			"next_index", h->next_index, r->repair.new_next_index };
@@ -60,6 +51,5 @@ int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r
 	if (dev->kind != FAMFS_DEVICE_DAX)
 		(void)msync(dev->base + FAMFS_LOG_OFFSET, 4096, MS_SYNC);
 	res->performed = true;
-	famfs_device_close(dev);
 	return 0;
 }

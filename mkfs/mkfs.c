@@ -3,6 +3,7 @@
  * mkfs.famfs: writes a famfs superblock and an empty log to a DAX device,
  * a pmem block device or an image file.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -15,13 +16,25 @@
 #include "config.h"
 #include "cache.h"
 #include "check.h"
+#include "cleanup.h"
 #include "device.h"
 #include "log.h"
 #include "superblock.h"
 #include "sysuuid.h"
 #include "units.h"
 
-#define EXIT_USAGE 2
+#define TOOL_NAME "mkfs.famfs"
+#include "tools/message.h"
+
+/* mkfs(8)'s exit status: 0 success, 1 failure; and 2 for a usage error (mkfs.famfs(8)). */
+enum {
+	MKFS_OK = 0,
+	MKFS_FAILED = 1,
+	MKFS_USAGE = 2,
+};
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
 
 struct options {
 	bool force;
@@ -70,23 +83,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'u': o->uuid_file = optarg; break;
 		case 'l':
 			if (famfs_parse_size(optarg, &o->log_len) < 0 || !famfs_log_len_valid(o->log_len)) {
-				fprintf(stderr, "mkfs.famfs: invalid log length \"%s\": "
-					"it must be a power of two of at least 8M\n", optarg);
+				tool_error("invalid log length \"%s\": it must be a power of two of at least 8M",
+					   optarg);
 				return -1;
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("mkfs.famfs %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(MKFS_OK);
+		case 'V': printf("mkfs.famfs %s\n", PACKAGE_VERSION); exit(MKFS_OK);
 		default: usage(stderr); return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "mkfs.famfs: %s\n", optind >= argc ? "no device given" : "more than one device given");
+		tool_error("%s", optind >= argc ? "no device given" : "more than one device given");
 		usage(stderr);
 		return -1;
 	}
 	if (o->kill && !o->force) {
-		fprintf(stderr, "mkfs.famfs: --kill destroys the file system and needs --force too\n");
+		tool_error("--kill destroys the file system and needs --force too");
 		return -1;
 	}
 	o->device = argv[optind];
@@ -115,7 +128,7 @@ static int kill_superblock(struct famfs_device *dev, const struct options *o)
 
 static void print_result(struct famfs_device *dev, const struct famfs_superblock *sb)
 {
-	struct famfs_check_report *r = NULL;
+	_cleanup_(famfs_check_report_freep) struct famfs_check_report *r = NULL;
 	char fs_uuid[37], sys_uuid[37], cap[32], freeb[32];
 
 	uuid_unparse(sb->uuid, fs_uuid);
@@ -131,63 +144,57 @@ static void print_result(struct famfs_device *dev, const struct famfs_superblock
 		if (famfs_check_report_errors(r))
 			printf("  warning: the new file system does not check clean\n");
 	}
-	famfs_check_report_free(r);
 }
 
 int main(int argc, char **argv)
 {
+	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
 	struct options o = { 0 };
-	struct famfs_device *dev = NULL;
 	struct famfs_err err = { 0 };
 	struct famfs_superblock sb;
 	uint8_t host_uuid[16];
 	enum famfs_finding_code existing;
 	uint64_t min_size;
-	int r, status = 1;
+	int r;
 
 	if (parse_options(argc, argv, &o) < 0)
-		return EXIT_USAGE;
+		return MKFS_USAGE;
 
 	r = famfs_device_open(o.device, FAMFS_DEVICE_WRITE | FAMFS_DEVICE_EXCL, &dev, &err);
 	if (r < 0) {
-		if (r == -EACCES || r == -EPERM)
-			fprintf(stderr, "mkfs.famfs: %s (is it read-only?)\n", err.msg);
-		else
-			fprintf(stderr, "mkfs.famfs: %s\n", err.msg);
-		return 1;
+		tool_error("%s%s", err.msg, r == -EACCES || r == -EPERM ? " (is it read-only?)" : "");
+		return MKFS_FAILED;
 	}
 	if (famfs_device_is_mounted(dev)) {
-		fprintf(stderr, "mkfs.famfs: %s is mounted; unmount it first\n", o.device);
-		goto out;
+		tool_error("cannot format %s: it is mounted; unmount it first", o.device);
+		return MKFS_FAILED;
 	}
 
 	existing = famfs_superblock_validate((void *)dev->base, dev->size, NULL);
 	if ((existing == FAMFS_OK || existing == FAMFS_F_SB_VERSION || existing == FAMFS_F_SB_DEV_SIZE) &&
 	    !o.force) {
-		fprintf(stderr, "mkfs.famfs: %s already holds a famfs file system; use -f to overwrite it\n",
-			o.device);
-		goto out;
+		tool_error("cannot format %s: it already holds a famfs file system; use -f to overwrite it",
+			   o.device);
+		return MKFS_FAILED;
 	}
-	if (o.kill) {
-		status = kill_superblock(dev, &o) < 0;
-		goto out;
-	}
+	if (o.kill)
+		return kill_superblock(dev, &o) < 0 ? MKFS_FAILED : MKFS_OK;
 
 	min_size = famfs_data_start(o.log_len) + FAMFS_ALLOC_UNIT;
 	if (dev->size < min_size) {
 		char have[32], log[32], need[32];
 
-		fprintf(stderr, "mkfs.famfs: %s is too small: %s, and a %s log needs at least %s\n",
-			o.device, famfs_format_size(dev->size, have, sizeof(have)),
-			famfs_format_size(o.log_len, log, sizeof(log)),
-			famfs_format_size(min_size, need, sizeof(need)));
-		goto out;
+		tool_error("cannot format %s: it is too small: %s, and a %s log needs at least %s",
+			   o.device, famfs_format_size(dev->size, have, sizeof(have)),
+			   famfs_format_size(o.log_len, log, sizeof(log)),
+			   famfs_format_size(min_size, need, sizeof(need)));
+		return MKFS_FAILED;
 	}
 
 	r = famfs_system_uuid_get(o.uuid_file, true, host_uuid, &err);
 	if (r < 0) {
-		fprintf(stderr, "mkfs.famfs: %s\n", err.msg);
-		goto out;
+		tool_error("%s", err.msg);
+		return MKFS_FAILED;
 	}
 
 	/* The log first, the superblock last: a crash between leaves no valid superblock. */
@@ -206,8 +213,5 @@ int main(int argc, char **argv)
 
 	if (!o.quiet)
 		print_result(dev, &sb);
-	status = 0;
-out:
-	famfs_device_close(dev);
-	return status;
+	return MKFS_OK;
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * famfsctl's output, from the client's structs: text for people (text.c),
+ * JSON through json-c (json.c, the only user of json-c; the field names are
+ * documented in famfsctl(8) and stay stable), and the Prometheus text
+ * format (metrics.c).
+ */
+#ifndef FAMFSCTL_OUTPUT_H
+#define FAMFSCTL_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client.h"
+
+struct json_object;
+
+void text_status(const struct fsinfo_list *l);
+void text_listing(const struct listing *l, bool long_format);
+void text_layout(const char *path, const struct file_layout *l);
+void text_check(const char *mountpoint, const struct check_result *c);
+
+void json_print_status(const struct fsinfo_list *l);
+void json_print_listing(const struct listing *l);
+void json_print_layout(const char *path, const struct file_layout *l);
+/* check prints one array, filled as the file systems are checked. */
+struct json_object *json_check_list_new(void);
+void json_check_list_add(struct json_object *list, const char *mountpoint, const struct check_result *c);
+/* Prints and frees @o; accepts NULL. */
+void json_print(struct json_object *o);
+
+/* The metrics to @o; with a textfile, DIR/famfs.prom replaced atomically (reports failures). */
+void metrics_write(FILE *o, const struct fsinfo_list *l, const uint64_t faults[3]);
+int metrics_write_textfile(const char *dir, const struct fsinfo_list *l, const uint64_t faults[3]);
+
+#endif
