@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "cache.h"
+#include "cleanup.h"
 
 static int view_attach(struct backend_target *t, struct famfs_err *err)
 {
@@ -31,20 +32,21 @@ static int view_instantiate(struct backend_target *t, uint32_t node, const struc
 static int view_open_data(struct backend_target *t, uint32_t node, bool writable, int *ret_fd,
 			  struct famfs_err *err)
 {
+	const struct famfs_device *dev = famfs_fs_device(t->fs);
 	char self[64];
 	int fd;
 
-	if (writable && !t->fs->master)
+	if (writable && !famfs_fs_is_master(t->fs))
 		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
 				     t->device);
-	if (writable && !t->fs->dev->writable)
+	if (writable && !dev->writable)
 		return famfs_err_set(err, -EROFS, "%s is attached read-only", t->device);
 	/*
 	 * A fresh open file description, so the caller's mode is its own, of
 	 * the very device attached: reopening by name could reach whatever
 	 * the name points to now.
 	 */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", t->fs->dev->fd);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dev->fd);
 	fd = open(self, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return famfs_err_set(err, -errno, "cannot reopen %s: %s", t->device, strerror(errno));
@@ -92,11 +94,12 @@ static int locate_in_entry(const struct famfs_log_entry *en, uint64_t off, uint6
 static int view_open_copy(struct backend_target *t, uint32_t node, const struct famfs_log_entry *en,
 			  int *ret_fd, struct famfs_err *err)
 {
-	const struct famfs_ns_node *nd = famfs_ns_node(t->fs->ns, node);
-	const struct famfs_device *dev = t->fs->dev;
+	const struct famfs_ns_node *nd = famfs_ns_node(famfs_fs_namespace(t->fs), node);
+	const struct famfs_device *dev = famfs_fs_device(t->fs);
+	_cleanup_close_ int fd = -1;
 	uint64_t size = nd->size;
 	char self[64];
-	int fd, ro, r;
+	int ro, r;
 
 	if (size > VIEW_COPY_MAX)
 		return famfs_err_set(err, -E2BIG,
@@ -109,53 +112,39 @@ static int view_open_copy(struct backend_target *t, uint32_t node, const struct 
 	if (fd < 0)
 		return famfs_err_set(err, -errno, "cannot make a copy of %s/%s: memfd_create: %s",
 				     t->mountpoint, nd->path, strerror(errno));
-	if (ftruncate(fd, (off_t)size) < 0) {
-		r = famfs_err_set(err, -errno, "cannot make a copy of %s/%s of %llu bytes: %s", t->mountpoint,
-				  nd->path, (unsigned long long)size, strerror(errno));
-		goto fail;
-	}
+	if (ftruncate(fd, (off_t)size) < 0)
+		return famfs_err_set(err, -errno, "cannot make a copy of %s/%s of %llu bytes: %s", t->mountpoint,
+				     nd->path, (unsigned long long)size, strerror(errno));
 	for (uint64_t done = 0; done < size;) {
 		uint64_t dev_off, run;
 		ssize_t n;
 
 		r = locate_in_entry(en, done, &dev_off, &run);
-		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off) {
-			r = famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
-					  t->mountpoint, nd->path, (unsigned long long)done,
-					  (unsigned long long)size);
-			goto fail;
-		}
+		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
+			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
+					     t->mountpoint, nd->path, (unsigned long long)done,
+					     (unsigned long long)size);
 		if (run > size - done)
 			run = size - done;
 		famfs_cache_invalidate(dev->base + dev_off, run);
 		n = pwrite(fd, dev->base + dev_off, run, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			r = famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot copy %s/%s: %s", t->mountpoint,
-					  nd->path, n < 0 ? strerror(errno) : "short write");
-			goto fail;
-		}
+		if (n <= 0)
+			return famfs_err_set(err, n < 0 ? -errno : -EIO, "cannot copy %s/%s: %s", t->mountpoint,
+					     nd->path, n < 0 ? strerror(errno) : "short write");
 		done += (uint64_t)n;
 	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		r = famfs_err_set(err, -errno, "cannot seal the copy of %s/%s: %s", t->mountpoint, nd->path,
-				  strerror(errno));
-		goto fail;
-	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return famfs_err_set(err, -errno, "cannot seal the copy of %s/%s: %s", t->mountpoint, nd->path,
+				     strerror(errno));
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	ro = open(self, O_RDONLY | O_CLOEXEC);
-	if (ro < 0) {
-		r = famfs_err_set(err, -errno, "cannot reopen the copy of %s/%s read-only: %s",
-				  t->mountpoint, nd->path, strerror(errno));
-		goto fail;
-	}
-	close(fd);
+	if (ro < 0)
+		return famfs_err_set(err, -errno, "cannot reopen the copy of %s/%s read-only: %s",
+				     t->mountpoint, nd->path, strerror(errno));
 	*ret_fd = ro;
 	return 0;
-fail:
-	close(fd);
-	return r;
 }
 
 /*
@@ -166,11 +155,11 @@ fail:
 static int view_write_from(struct backend_target *t, uint32_t node, const struct famfs_log_entry *en, int src,
 			   uint64_t len, struct famfs_err *err)
 {
-	const struct famfs_ns_node *nd = famfs_ns_node(t->fs->ns, node);
-	const struct famfs_device *dev = t->fs->dev;
+	const struct famfs_ns_node *nd = famfs_ns_node(famfs_fs_namespace(t->fs), node);
+	const struct famfs_device *dev = famfs_fs_device(t->fs);
 	int r;
 
-	if (!t->fs->master)
+	if (!famfs_fs_is_master(t->fs))
 		return famfs_err_set(err, -EROFS, "clients do not write: %s is mastered by another host",
 				     t->device);
 	if (!dev->writable || !dev->base)

@@ -2,9 +2,11 @@
 /*
  * The kernel backend (famfs.ko): mount -t famfs, the .meta files, files
  * made in MKFILES batches (or one MAP_CREATE_V2 each), fault counters from
- * /sys/fs/famfs.  The pure helpers (building and comparing ioctl maps,
- * reading the counters, module detection) take their inputs as arguments so
- * the unit tests can run them without the module.
+ * /sys/fs/famfs; what the manager core, the tests and the benchmarks use of
+ * it (backend-kernel.c lists which file does what).  The pure helpers
+ * (building and comparing ioctl maps, reading the counters, module
+ * detection) take their inputs as arguments so the unit tests can run them
+ * without the module.
  */
 #ifndef FAMFS_MANAGER_KERNEL_H
 #define FAMFS_MANAGER_KERNEL_H
@@ -132,6 +134,8 @@ void kernel_queue_release(struct kernel_queue *q, uint32_t keep);
 int kernel_read_fault_counters(const char *dir, uint64_t ret[3]);
 /* The loaded module's counters (/sys/fs/famfs); zeros and -errno without it. */
 int kernel_module_fault_counters(uint64_t ret[3]);
+/* Turns the module's fault counting on (which clears the counters) unless it is on. */
+void kernel_enable_fault_counting(void);
 
 /*
  * Whether the famfs mount at @mountpoint in @mounts (a /proc/self/mounts
