@@ -34,7 +34,7 @@ static bool stderr_is_journal(void)
 	return cached;
 }
 
-static int log_va(int prio, int error, const char *prefix, const char *fmt, va_list ap)
+static __attribute__((format(printf, 4, 0))) int log_va(int prio, int error, const char *prefix, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *msg = NULL, *line = NULL, *escaped = NULL;
 	int saved_errno = errno;

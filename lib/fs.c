@@ -8,7 +8,7 @@
 #include <uuid/uuid.h>
 
 #include "cache.h"
-#include "fs.h"
+#include "fs-internal.h"
 #include "path.h"
 #include "superblock.h"
 
@@ -95,6 +95,11 @@ const struct famfs_layout *famfs_fs_layout(const struct famfs_fs *fs)
 const struct famfs_allocator *famfs_fs_allocator(const struct famfs_fs *fs)
 {
 	return &fs->alloc;
+}
+
+void famfs_fs_seed_allocator(struct famfs_fs *fs, uint64_t seed)
+{
+	famfs_alloc_seed(&fs->alloc, seed);
 }
 
 struct famfs_ns *famfs_fs_namespace(const struct famfs_fs *fs)

@@ -33,29 +33,8 @@ enum famfs_medium_change {
 	FAMFS_MEDIUM_SUPERBLOCK_CHANGED,      /* another UUID, layout or master */
 };
 
-struct famfs_fs {
-	struct famfs_device *dev;
-	struct famfs_superblock *sb;     /* in the mapping */
-	struct famfs_log_header *log;    /* in the mapping */
-	struct famfs_layout layout;
-	struct famfs_allocator alloc;
-	struct famfs_ns *ns;
-	bool master;
-	uint64_t applied;                /* entries [0, applied) have been read */
-	uint64_t replayed_total;         /* entries applied over the fs's life */
-	uint64_t rejected_total;         /* intact entries refused for breaking a rule */
-	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */
-	int64_t last_rejected_index;
-	char last_rejected[FAMFS_ERR_MSG_MAX];
-	/* the superblock as validated at open: what every later read is compared with */
-	struct famfs_superblock sb_at_open;
-	enum famfs_medium_change medium_change_kind;   /* sticky: set by famfs_fs_revalidate */
-	char medium_change[FAMFS_ERR_MSG_MAX];
-	/* told of entries another writer appended, found while catching up to write */
-	void (*observer)(struct famfs_fs *fs, uint64_t index, const struct famfs_log_entry *entry,
-			 uint32_t node, void *userdata);
-	void *observer_data;
-};
+/* Opaque: callers go through the functions below (lib/fs-internal.h has the fields). */
+struct famfs_fs;
 
 /*
  * Opens @path (a dax or pmem device or an image), validates the superblock
@@ -79,6 +58,8 @@ const struct famfs_log_header *famfs_fs_log_header(const struct famfs_fs *fs);
 /* The layout as validated at open (device size, log length, allocation unit). */
 const struct famfs_layout *famfs_fs_layout(const struct famfs_fs *fs);
 const struct famfs_allocator *famfs_fs_allocator(const struct famfs_fs *fs);
+/* Seeds interleaved allocation's bucket order (tests and fuzzers want it repeatable). */
+void famfs_fs_seed_allocator(struct famfs_fs *fs, uint64_t seed);
 struct famfs_ns *famfs_fs_namespace(const struct famfs_fs *fs);
 /* This host is the one the superblock names as the master. */
 bool famfs_fs_is_master(const struct famfs_fs *fs);

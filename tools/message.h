@@ -19,7 +19,7 @@
 #error "define TOOL_NAME (the program's name) before including tools/message.h"
 #endif
 
-static inline void tool_vmessage(int errnum, const char *fmt, va_list ap)
+static inline __attribute__((format(printf, 2, 0))) void tool_vmessage(int errnum, const char *fmt, va_list ap)
 {
 	fputs(TOOL_NAME ": ", stderr);
 	errno = errnum;     /* for %m */

@@ -189,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = famfs_fs_open(dev_path, FAMFS_DEVICE_WRITE, host_uuid, &fs, &err);
 	if (r < 0)
 		fuzz_fail("cannot attach a fresh file system: %s", err.msg);
-	famfs_alloc_seed(&fs->alloc, fuzz_u8(&in));
+	famfs_fs_seed_allocator(fs, fuzz_u8(&in));
 	if (famfs_fs_replay(fs, NULL, NULL, NULL, &err) < 0)
 		fuzz_fail("cannot replay a fresh file system: %s", err.msg);
 
