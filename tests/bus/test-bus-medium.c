@@ -245,11 +245,12 @@ static void test_reformat(gconstpointer data)
 static char *decompress_fixture(const char *name)
 {
 	g_autofree char *src = g_strdup_printf("%s/%s/%s.img.zst", interop_dir, name, name);
-	char *dst = g_strdup_printf("%s/%s.img", topdir, name);
 	g_autofree char *out = NULL, *errs = NULL;
+	char *dst;
 
 	if (!g_file_test(src, G_FILE_TEST_EXISTS))
 		return NULL;
+	dst = g_strdup_printf("%s/%s.img", topdir, name);
 	g_assert_cmpint(run(&out, &errs, NULL, false, "zstd", "-q", "-f", "-d", "--sparse", src, "-o", dst, NULL), ==, 0);
 	return dst;
 }
