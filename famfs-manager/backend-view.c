@@ -87,6 +87,25 @@ static int locate_in_entry(const struct famfs_log_entry *en, uint64_t off, uint6
 }
 
 /*
+ * The device run that holds byte @done of file @nd (@total bytes), inside
+ * the device and clipped to the file's end.
+ */
+static int locate_run(const struct backend_target *t, const struct famfs_ns_node *nd,
+		      const struct famfs_log_entry *en, uint64_t done, uint64_t total,
+		      uint64_t *ret_dev_off, uint64_t *ret_run, struct famfs_err *err)
+{
+	uint64_t dev_size = famfs_fs_device(t->fs)->size;
+	uint64_t dev_off, run;
+
+	if (locate_in_entry(en, done, &dev_off, &run) < 0 || dev_off > dev_size || run > dev_size - dev_off)
+		return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu", t->mountpoint,
+				     nd->path, (unsigned long long)done, (unsigned long long)total);
+	*ret_dev_off = dev_off;
+	*ret_run = run < total - done ? run : total - done;
+	return 0;
+}
+
+/*
  * A read-only descriptor of a sealed memfd holding exactly the file's
  * bytes: it reaches nothing else on the device, and neither the caller nor
  * anyone can change or resize it.
@@ -119,13 +138,9 @@ static int view_open_copy(struct backend_target *t, uint32_t node, const struct 
 		uint64_t dev_off, run;
 		ssize_t n;
 
-		r = locate_in_entry(en, done, &dev_off, &run);
-		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
-			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
-					     t->mountpoint, nd->path, (unsigned long long)done,
-					     (unsigned long long)size);
-		if (run > size - done)
-			run = size - done;
+		r = locate_run(t, nd, en, done, size, &dev_off, &run, err);
+		if (r < 0)
+			return r;
 		famfs_cache_invalidate(dev->base + dev_off, run);
 		n = pwrite(fd, dev->base + dev_off, run, (off_t)done);
 		if (n < 0 && errno == EINTR)
@@ -168,13 +183,9 @@ static int view_write_from(struct backend_target *t, uint32_t node, const struct
 		uint64_t dev_off, run;
 		ssize_t n;
 
-		r = locate_in_entry(en, done, &dev_off, &run);
-		if (r < 0 || dev_off > dev->size || run > dev->size - dev_off)
-			return famfs_err_set(err, -EIO, "%s/%s: the map ends before byte %llu of %llu",
-					     t->mountpoint, nd->path, (unsigned long long)done,
-					     (unsigned long long)len);
-		if (run > len - done)
-			run = len - done;
+		r = locate_run(t, nd, en, done, len, &dev_off, &run, err);
+		if (r < 0)
+			return r;
 		n = pread(src, dev->base + dev_off, run, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -5,27 +5,27 @@
 
 #include "backend.h"
 
+/* One table for both directions, so a name cannot be parsed but not printed. */
+static const char *const backend_choice_names[] = {
+	[BACKEND_AUTO] = "auto",
+	[BACKEND_KERNEL] = "kernel",
+	[BACKEND_VIEW] = "view",
+};
+
+#define N_BACKEND_CHOICES (sizeof(backend_choice_names) / sizeof(backend_choice_names[0]))
+
 const char *backend_choice_name(enum backend_choice c)
 {
-	switch (c) {
-	case BACKEND_KERNEL:
-		return "kernel";
-	case BACKEND_VIEW:
-		return "view";
-	default:
-		return "auto";
-	}
+	return (unsigned)c < N_BACKEND_CHOICES ? backend_choice_names[c] : "auto";
 }
 
 int backend_choice_parse(const char *s, enum backend_choice *ret)
 {
-	if (!strcmp(s, "auto"))
-		*ret = BACKEND_AUTO;
-	else if (!strcmp(s, "kernel"))
-		*ret = BACKEND_KERNEL;
-	else if (!strcmp(s, "view"))
-		*ret = BACKEND_VIEW;
-	else
-		return -EINVAL;
-	return 0;
+	for (unsigned i = 0; i < N_BACKEND_CHOICES; i++) {
+		if (!strcmp(s, backend_choice_names[i])) {
+			*ret = (enum backend_choice)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

@@ -24,8 +24,7 @@
 #include "manager.h"
 #include "path.h"
 
-static int append_extents(sd_bus_message *reply, const struct famfs_log_entry *en,
-			  uint32_t *ret_type, uint64_t *ret_chunk)
+static int append_extents(sd_bus_message *reply, const struct famfs_log_entry *en)
 {
 	const struct famfs_log_file_meta *fm = &en->file;
 	int r;
@@ -42,8 +41,6 @@ static int append_extents(sd_bus_message *reply, const struct famfs_log_entry *e
 			if (r < 0)
 				return r;
 		}
-		if (ret_chunk)
-			*ret_chunk = ie->chunk_size;
 	} else {
 		for (uint32_t k = 0; k < fm->nextents && k < FAMFS_MAX_SIMPLE_EXTENTS; k++) {
 			r = sd_bus_message_append(reply, "(ttt)", fm->se[k].devindex, fm->se[k].offset,
@@ -51,12 +48,18 @@ static int append_extents(sd_bus_message *reply, const struct famfs_log_entry *e
 			if (r < 0)
 				return r;
 		}
-		if (ret_chunk)
-			*ret_chunk = 0;
 	}
-	if (ret_type)
-		*ret_type = fm->ext_type;
 	return sd_bus_message_close_container(reply);
+}
+
+/* A fresh copy of file @id's entry from the medium, checked again by the library. */
+static int read_entry(struct fsys *f, uint32_t id, struct famfs_log_entry *en, sd_bus_error *e)
+{
+	struct famfs_err err = {0};
+	int r;
+
+	r = famfs_fs_read_entry(f->bt.fs, id, en, &err);
+	return r < 0 ? bus_error_from_errno(e, r, err.msg) : 0;
 }
 
 /* Looks up an existing node; files only with @want_file. */
@@ -147,12 +150,12 @@ static int lookup_access(struct bus_server *s, sd_bus_message *msg, const char *
  * adds (u extent type, t chunk size) before the extents.  The entry is copied
  * and checked again before its extents go out.
  */
-static int reply_file_map(sd_bus_message *msg, struct bus_server *s, bool layout, sd_bus_error *e)
+static int reply_file_map(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
 {
+	bool layout = sd_bus_message_is_method_call(msg, NULL, "GetFileLayout");
 	const struct famfs_ns_node *nd;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct famfs_log_entry en;
-	struct famfs_err err = {0};
 	const char *path;
 	struct fsys *f;
 	uint32_t id;
@@ -164,9 +167,9 @@ static int reply_file_map(sd_bus_message *msg, struct bus_server *s, bool layout
 	r = lookup_access(s, msg, path, true, R_OK, &f, &id, e);
 	if (r < 0)
 		return r;
-	r = famfs_fs_read_entry(f->bt.fs, id, &en, &err);
+	r = read_entry(f, id, &en, e);
 	if (r < 0)
-		return bus_error_from_errno(e, r, err.msg);
+		return r;
 	nd = famfs_ns_node(fsys_namespace(f), id);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
@@ -175,30 +178,20 @@ static int reply_file_map(sd_bus_message *msg, struct bus_server *s, bool layout
 		r = sd_bus_message_append(reply, "ut", en.file.ext_type,
 					  en.file.ext_type == FAMFS_EXT_INTERLEAVED ? en.file.ie[0].chunk_size : 0);
 	if (r >= 0)
-		r = append_extents(reply, &en, NULL, NULL);
+		r = append_extents(reply, &en);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	return r;
 }
 
-static int do_get_file_map(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
-{
-	return reply_file_map(msg, s, false, e);
-}
-
-static int do_get_file_layout(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
-{
-	return reply_file_map(msg, s, true, e);
-}
-
 int method_get_file_map(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	return auth_check(userdata, msg, "org.famfs.manager.read-map", do_get_file_map, e);
+	return auth_check(userdata, msg, "org.famfs.manager.read-map", reply_file_map, e);
 }
 
 int method_get_file_layout(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
-	return auth_check(userdata, msg, "org.famfs.manager.read-map", do_get_file_layout, e);
+	return auth_check(userdata, msg, "org.famfs.manager.read-map", reply_file_map, e);
 }
 
 /* One (stuuu) of ListFiles, or with @raw the (aytuuu) of ListFilesRaw. */
@@ -348,9 +341,9 @@ static int open_file_finish(sd_bus_message *msg, struct bus_server *s, bool devi
 		return r;
 	if (q.device && !device_ok)
 		return auth_check(s, msg, "org.famfs.manager.open-device", open_file_device_ok, e);
-	r = famfs_fs_read_entry(q.f->bt.fs, q.id, &en, &err);
+	r = read_entry(q.f, q.id, &en, e);
 	if (r < 0)
-		return bus_error_from_errno(e, r, err.msg);
+		return r;
 	whole_file = q.f->bt.ops->data_fd_is_file || !q.device;
 	if (q.device || q.f->bt.ops->data_fd_is_file)
 		r = q.f->bt.ops->open_data(&q.f->bt, q.id, q.o.writable, &fd, &err);
@@ -371,7 +364,7 @@ static int open_file_finish(sd_bus_message *msg, struct bus_server *s, bool devi
 	if (r >= 0 && whole_file)
 		r = sd_bus_message_append(reply, "a(ttt)", 1, (uint64_t)0, (uint64_t)0, nd->size);
 	else if (r >= 0)
-		r = append_extents(reply, &en, NULL, NULL);
+		r = append_extents(reply, &en);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	return r;
@@ -473,9 +466,9 @@ static int do_write_file(sd_bus_message *msg, struct bus_server *s, sd_bus_error
 		return sd_bus_error_setf(e, FAMFS_ERROR_INVALID_ARGUMENT,
 					 "%s: %llu bytes of data: WriteFile takes at most %llu at a time; larger files are written through OpenFile",
 					 path, (unsigned long long)st.st_size, (unsigned long long)VIEW_COPY_MAX);
-	r = famfs_fs_read_entry(f->bt.fs, id, &en, &err);
+	r = read_entry(f, id, &en, e);
 	if (r < 0)
-		return bus_error_from_errno(e, r, err.msg);
+		return r;
 	if (f->bt.ops->write_from)
 		r = f->bt.ops->write_from(&f->bt, id, &en, src, (uint64_t)st.st_size, &err);
 	else {

@@ -159,22 +159,27 @@ static int open_parent(int root, const char *rel, const char **ret_name)
 
 /*
  * The directory that holds @it, and the last component of its path.  During
- * attach the descriptor is kept for the next sibling (*owned false: do not
- * close it); otherwise the caller closes it.
+ * attach the descriptor is kept for the next sibling; otherwise it is also
+ * stored in *ret_owned_fd, for the caller to close.
  */
-static int parent_fd(struct kernel_maker *mk, const struct kernel_item *it, const char **name, bool *owned)
+static int parent_fd(struct kernel_maker *mk, const struct kernel_item *it, const char **name, int *ret_owned_fd,
+		     struct famfs_err *err)
 {
 	struct stat st;
 	int dfd;
 
-	*owned = !mk->caching;
 	if (mk->caching && mk->pfd >= 0 && mk->pnode == it->parent) {
 		*name = it->path + it->name_off;
 		return mk->pfd;
 	}
 	dfd = open_parent(mk->root, it->path, name);
-	if (dfd < 0 || !mk->caching)
+	if (dfd < 0)
+		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", it->path,
+				     strerror(-dfd));
+	if (!mk->caching) {
+		*ret_owned_fd = dfd;
 		return dfd;
+	}
 	if (mk->pfd >= 0)
 		close(mk->pfd);
 	mk->pfd = dfd;
@@ -227,15 +232,11 @@ static int instantiate_dir(struct kernel_maker *mk, const struct kernel_item *it
 	_cleanup_close_ int owned_fd = -1;
 	const char *name;
 	struct stat st;
-	bool owned;
 	int dfd, r;
 
-	dfd = parent_fd(mk, it, &name, &owned);
+	dfd = parent_fd(mk, it, &name, &owned_fd, err);
 	if (dfd < 0)
-		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", it->path,
-				     strerror(-dfd));
-	if (owned)
-		owned_fd = dfd;
+		return dfd;
 	if (mkdirat(dfd, name, it->mode) == 0) {
 		mk->created++;
 		if (fchownat(dfd, name, it->uid, it->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -371,18 +372,14 @@ static int instantiate_file(struct kernel_maker *mk, struct kernel_item *it, str
 {
 	_cleanup_close_ int owned_fd = -1;
 	const char *name;
-	bool owned;
 	int dfd;
 
-	dfd = parent_fd(mk, it, &name, &owned);
+	dfd = parent_fd(mk, it, &name, &owned_fd, err);
 	if (dfd < 0)
-		return famfs_err_set(err, dfd, "\"%s\": cannot open its parent in the mount: %s", it->path,
-				     strerror(-dfd));
-	if (owned)
-		owned_fd = dfd;
+		return dfd;
 	if (!mk->mkfiles || !kernel_mkfiles_add(mk->batch, it->parent, it, name, it->mode, it->uid, it->gid, &it->map))
-		return create_by_open(mk, it, dfd, name, owned, err);
-	if (!owned)
+		return create_by_open(mk, it, dfd, name, owned_fd >= 0, err);
+	if (owned_fd < 0)
 		return 1;
 	return mkfiles_flush(mk, dfd, false, err);
 }

@@ -151,7 +151,7 @@ static const char *pick_source(const char *source)
 int udev_watch_new(sd_event *event, const char *source, udev_event_fn fn, void *userdata,
 		   struct udev_watch **ret)
 {
-	struct udev_watch *w;
+	_cleanup_(udev_watch_freep) struct udev_watch *w = NULL;
 	int r;
 
 	if (source && strcmp(source, "udev") && strcmp(source, "kernel") && strcmp(source, "auto"))
@@ -163,36 +163,29 @@ int udev_watch_new(sd_event *event, const char *source, udev_event_fn fn, void *
 	w->userdata = userdata;
 	snprintf(w->source, sizeof(w->source), "%s", pick_source(source));
 	w->udev = udev_new();
-	if (!w->udev) {
-		r = errno ? -errno : -ENOMEM;
-		goto fail;
-	}
+	if (!w->udev)
+		return errno ? -errno : -ENOMEM;
 	w->mon = udev_monitor_new_from_netlink(w->udev, w->source);
-	if (!w->mon) {
-		r = errno ? -errno : -EIO;
-		goto fail;
-	}
+	if (!w->mon)
+		return errno ? -errno : -EIO;
 	r = udev_monitor_filter_add_match_subsystem_devtype(w->mon, "dax", NULL);
 	if (r >= 0)
 		r = udev_monitor_filter_add_match_subsystem_devtype(w->mon, "block", "disk");
 	if (r >= 0)
 		r = udev_monitor_enable_receiving(w->mon);
 	if (r < 0)
-		goto fail;
+		return r;
 	/* Big enough for a burst of namespaces appearing at once. */
 	(void)udev_monitor_set_receive_buffer_size(w->mon, 4 * 1024 * 1024);
 	r = sd_event_add_io(event, &w->io, udev_monitor_get_fd(w->mon), EPOLLIN, on_monitor, w);
 	if (r < 0)
-		goto fail;
+		return r;
 	/* Enabled first, enumerated second: nothing is missed in between. */
 	r = udev_watch_rescan(w);
 	if (r < 0)
-		goto fail;
-	*ret = w;
+		return r;
+	*ret = TAKE_PTR(w);
 	return 0;
-fail:
-	udev_watch_free(w);
-	return r;
 }
 
 struct udev_watch *udev_watch_free(struct udev_watch *w)

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "cleanup.h"
+
 enum udev_action {
 	UDEV_ACTION_ADD,        /* add, bind, or found at coldplug */
 	UDEV_ACTION_CHANGE,
@@ -41,6 +43,7 @@ struct udev_watch;
 int udev_watch_new(sd_event *event, const char *source, udev_event_fn fn, void *userdata,
 		   struct udev_watch **ret);
 struct udev_watch *udev_watch_free(struct udev_watch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct udev_watch *, udev_watch_free);
 
 /* Enumerates again and reports every present device as ADD (coldplug). */
 int udev_watch_rescan(struct udev_watch *w);

@@ -13,9 +13,6 @@
 #define TOOL_NAME "fsck.famfs"
 #include "tools/message.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
-
 /* fsck(8) exit status bits. */
 enum {
 	FSCK_OK = 0,

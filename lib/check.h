@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
 #include "error.h"
 #include "findings.h"
 #include "omf.h"
@@ -100,6 +101,7 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 		     struct famfs_check_report **ret);
 
 struct famfs_check_report *famfs_check_report_free(struct famfs_check_report *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
 
 /* Errors the report holds (ERROR and FATAL findings, suppressed ones included). */
 size_t famfs_check_report_errors(const struct famfs_check_report *r);

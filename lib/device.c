@@ -81,10 +81,11 @@ int famfs_device_open(const char *path, unsigned flags,
 		      struct famfs_device **ret, struct famfs_err *err)
 {
 	bool writable = flags & FAMFS_DEVICE_WRITE;
-	struct famfs_device *dev;
+	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
+	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int oflags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-	int fd, r;
+	int r;
 
 	if (!path || !*path)
 		return famfs_err_set(err, -EINVAL, "no device given");
@@ -106,17 +107,13 @@ int famfs_device_open(const char *path, unsigned flags,
 	}
 
 	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
-		close(fd);
+	if (!dev)
 		return famfs_err_set(err, -ENOMEM, "out of memory");
-	}
-	dev->fd = fd;
+	dev->fd = TAKE_FD(fd);
 	dev->writable = writable;
 	dev->path = strdup(path);
-	if (!dev->path) {
-		r = famfs_err_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
+	if (!dev->path)
+		return famfs_err_set(err, -ENOMEM, "out of memory");
 
 	if (S_ISREG(st.st_mode)) {
 		dev->kind = FAMFS_DEVICE_IMAGE;
@@ -124,19 +121,15 @@ int famfs_device_open(const char *path, unsigned flags,
 	} else if (S_ISBLK(st.st_mode)) {
 		dev->kind = FAMFS_DEVICE_PMEM;
 		dev->rdev = st.st_rdev;
-		if (ioctl(fd, BLKGETSIZE64, &dev->size) < 0) {
-			r = famfs_err_set(err, -errno, "cannot get the size of %s: %s", path, strerror(errno));
-			goto fail;
-		}
+		if (ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0)
+			return famfs_err_set(err, -errno, "cannot get the size of %s: %s", path, strerror(errno));
 		if (writable) {
 			/* Opening a read-only block device for writing succeeds; say it here. */
 			int ro = 0;
 
-			if (ioctl(fd, BLKROGET, &ro) == 0 && ro) {
-				r = famfs_err_set(err, -EROFS, "cannot open %s for writing: the device is read-only",
-						  path);
-				goto fail;
-			}
+			if (ioctl(dev->fd, BLKROGET, &ro) == 0 && ro)
+				return famfs_err_set(err, -EROFS,
+						     "cannot open %s for writing: the device is read-only", path);
 		}
 	} else {
 		dev->kind = FAMFS_DEVICE_DAX;
@@ -144,14 +137,12 @@ int famfs_device_open(const char *path, unsigned flags,
 		r = famfs_dax_size(st.st_rdev, &dev->size, err);
 		if (r < 0) {
 			famfs_err_prefix(err, "%s is not a DAX device", path);
-			goto fail;
+			return r;
 		}
 	}
 
-	if (dev->size == 0) {
-		r = famfs_err_set(err, -EINVAL, "%s is empty (0 bytes)", path);
-		goto fail;
-	}
+	if (dev->size == 0)
+		return famfs_err_set(err, -EINVAL, "%s is empty (0 bytes)", path);
 
 	if (!(flags & FAMFS_DEVICE_NOMAP)) {
 		void *base;
@@ -164,22 +155,16 @@ int famfs_device_open(const char *path, unsigned flags,
 		 * the clean cached pages so the mapping reads the memory now.
 		 */
 		if (dev->kind == FAMFS_DEVICE_PMEM)
-			(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		base = map_aligned(fd, dev->size, writable);
+			(void)posix_fadvise(dev->fd, 0, 0, POSIX_FADV_DONTNEED);
+		base = map_aligned(dev->fd, dev->size, writable);
 
-		if (base == MAP_FAILED) {
-			r = famfs_err_set(err, -errno, "cannot map %s (%" PRIu64 " bytes): %s",
-					  path, dev->size, strerror(errno));
-			goto fail;
-		}
+		if (base == MAP_FAILED)
+			return famfs_err_set(err, -errno, "cannot map %s (%" PRIu64 " bytes): %s",
+					     path, dev->size, strerror(errno));
 		dev->base = base;
 	}
-	*ret = dev;
+	*ret = TAKE_PTR(dev);
 	return 0;
-
-fail:
-	famfs_device_close(dev);
-	return r;
 }
 
 struct famfs_device *famfs_device_close(struct famfs_device *dev)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cleanup.h"
 #include "error.h"
 
 enum famfs_device_kind {
@@ -40,6 +41,7 @@ int famfs_device_open(const char *path, unsigned flags,
 
 /* Unmaps and closes; accepts NULL; returns NULL. */
 struct famfs_device *famfs_device_close(struct famfs_device *dev);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
 
 /*
  * Faults in [p, p + len) of the device's mapping with one system call

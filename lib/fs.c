@@ -15,7 +15,7 @@
 int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_uuid,
 		  struct famfs_fs **ret, struct famfs_err *err)
 {
-	struct famfs_fs *fs;
+	_cleanup_(famfs_fs_closep) struct famfs_fs *fs = NULL;
 	enum famfs_finding_code code;
 	int r;
 
@@ -25,14 +25,13 @@ int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_u
 	fs->last_rejected_index = -1;
 	r = famfs_device_open(path, device_flags & ~FAMFS_DEVICE_NOMAP, &fs->dev, err);
 	if (r < 0)
-		goto fail;
+		return r;
 	fs->sb = (struct famfs_superblock *)fs->dev->base;
 	famfs_cache_invalidate(fs->sb, sizeof(*fs->sb));
 	code = famfs_superblock_validate(fs->sb, fs->dev->size, err);
 	if (code != FAMFS_OK) {
 		famfs_err_prefix(err, "%s", path);
-		r = -EUCLEAN;
-		goto fail;
+		return -EUCLEAN;
 	}
 	memcpy(&fs->sb_at_open, fs->sb, sizeof(fs->sb_at_open));
 	fs->layout.dev_size = fs->sb->dev_size;
@@ -43,22 +42,16 @@ int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_u
 	code = famfs_log_header_validate(fs->log, fs->sb->log_len, err);
 	if (code != FAMFS_OK) {
 		famfs_err_prefix(err, "%s", path);
-		r = -EUCLEAN;
-		goto fail;
+		return -EUCLEAN;
 	}
 	fs->master = host_uuid && memcmp(host_uuid, fs->sb->system_uuid, 16) == 0;
 	r = famfs_alloc_init(&fs->alloc, fs->layout.dev_size, fs->layout.log_len);
 	if (r == 0)
 		r = famfs_ns_new(&fs->ns);
-	if (r < 0) {
-		famfs_err_set(err, r, "out of memory");
-		goto fail;
-	}
-	*ret = fs;
+	if (r < 0)
+		return famfs_err_set(err, r, "out of memory");
+	*ret = TAKE_PTR(fs);
 	return 0;
-fail:
-	famfs_fs_close(fs);
-	return r;
 }
 
 struct famfs_fs *famfs_fs_close(struct famfs_fs *fs)
@@ -502,12 +495,26 @@ static int check_new_path(struct famfs_fs *fs, const char *relpath, struct famfs
 	return 0;
 }
 
-/* Applies entries this host just appended. */
-static int apply_own(struct famfs_fs *fs, uint64_t first, size_t n, uint32_t *ret_nodes,
-		     struct famfs_err *err)
+/*
+ * The last step of every change: the medium may have been re-formatted by
+ * another host since begin_write, so it is checked again; then @n entries
+ * (checked by check_before_append) go into the log and are applied as this
+ * host's own.
+ */
+static int append_own(struct famfs_fs *fs, struct famfs_log_entry *entries, size_t n, uint32_t *ret_nodes,
+		      struct famfs_err *err)
 {
 	struct famfs_log_entry *slots = famfs_log_entries(fs->log);
+	uint64_t first;
+	int r;
 
+	r = famfs_fs_revalidate(fs, err);
+	if (r < 0)
+		return r;
+	first = fs->log->next_index;
+	r = famfs_log_append(fs->log, entries, n, err);
+	if (r < 0)
+		return r;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t node;
 
@@ -610,7 +617,7 @@ static int check_before_append(struct famfs_fs *fs, const struct famfs_log_entry
 		if (r < 0)
 			*ret_bad = k;
 	}
-	/* apply_own marks the space again once the entries are in the log. */
+	/* append_own marks the space again once the entries are in the log. */
 	for (size_t k = 0; k < claimed; k++)
 		if (entries[k].type == FAMFS_LOG_FILE)
 			famfs_alloc_unmark_file(&fs->alloc, &entries[k].file);
@@ -632,7 +639,6 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 	struct famfs_fmap *maps = NULL;
 	struct batch_name *sorted = NULL;
 	size_t allocated = 0, bad;
-	uint64_t first;
 	int r;
 
 	if (n > FAMFS_BATCH_MAX)
@@ -698,15 +704,7 @@ int famfs_fs_create_files(struct famfs_fs *fs, const struct famfs_file_spec *spe
 		goto out;
 	}
 
-	/* The medium may have been re-formatted by another host since begin_write. */
-	r = famfs_fs_revalidate(fs, err);
-	if (r < 0)
-		goto out;
-	first = fs->log->next_index;
-	r = famfs_log_append(fs->log, entries, n, err);
-	if (r < 0)
-		goto out;
-	r = apply_own(fs, first, n, ret_nodes, err);
+	r = append_own(fs, entries, n, ret_nodes, err);
 	if (r == 0 && ret_maps)
 		memcpy(ret_maps, maps, n * sizeof(*maps));
 out:
@@ -726,7 +724,6 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 	char buf[FAMFS_MAX_PATHLEN];
 	size_t len, n = 0, bad;
 	uint32_t id, nodes[FAMFS_MAX_PATHLEN / 2 + 1];
-	uint64_t first;
 	int r;
 
 	if (famfs_path_check(relpath, err) != FAMFS_OK)
@@ -772,15 +769,7 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 		famfs_err_prefix(err, "\"%s\"", famfs_entry_relpath(&entries[bad]));
 		goto out;
 	}
-	/* The medium may have been re-formatted by another host since begin_write. */
-	r = famfs_fs_revalidate(fs, err);
-	if (r < 0)
-		goto out;
-	first = fs->log->next_index;
-	r = famfs_log_append(fs->log, entries, n, err);
-	if (r < 0)
-		goto out;
-	r = apply_own(fs, first, n, nodes, err);
+	r = append_own(fs, entries, n, nodes, err);
 	if (r == 0 && ret_node)
 		*ret_node = nodes[n - 1];
 out:

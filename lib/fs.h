@@ -44,6 +44,7 @@ struct famfs_fs;
 int famfs_fs_open(const char *path, unsigned device_flags, const uint8_t *host_uuid,
 		  struct famfs_fs **ret, struct famfs_err *err);
 struct famfs_fs *famfs_fs_close(struct famfs_fs *fs);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_fs *, famfs_fs_close);
 
 /*
  * What callers outside the library may know of an attached file system.

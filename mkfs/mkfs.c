@@ -33,9 +33,6 @@ enum {
 	MKFS_USAGE = 2,
 };
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_device *, famfs_device_close);
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);
-
 struct options {
 	bool force;
 	bool kill;

@@ -101,44 +101,37 @@ check "bare loop runs (open and MKFILES) made all $files files" test $bare_ok = 
 
 # ---- the daemon ----------------------------------------------------------------
 start_system_bus
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-udev = no
-kernel-module = /modules/famfs.ko
-poll-interval = 1000
-EOF
-start_daemon() {
-	replay-tool daemon /tmp/manager.log 120000 famfs-manager -c /etc/famfs/manager.conf \
-		--device /dev/pmem0 >/tmp/daemon.out 2>&1
-	PID=$(field pid </tmp/daemon.out)
+manager_conf kernel 1000 "udev = no"
+# measured_start LABEL ADOPTED: famfs-manager started, its figures added to
+# /tmp/LABEL.e2e, .ready and .be, and the mount checked: adopted (1) or
+# fresh (0), with all $files files.  What is wrong goes out as a comment.
+measured_start() {
+	start_manager 120000 || { echo "# $1 run $r: famfs-manager did not get ready"; return 1; }
+	field attach_us </tmp/daemon.out >>/tmp/$1.e2e
+	field ready_us </tmp/daemon.out >>/tmp/$1.ready
+	field inst_us </tmp/daemon.out >>/tmp/$1.be
+	[ "$(field adopted </tmp/daemon.out)" = "$2" ] || { echo "# $1 run $r: adopted is not $2"; return 1; }
+	c=$(replay-tool count $MNT | field files)
+	[ "$c" = "$files" ] || { echo "# $1 run $r: $c files in the mount"; return 1; }
+}
+# start_figures LABEL WHAT E2E BE: measured_start's figures as bench lines
+start_figures() {
+	echo "# bench: daemon $2, $3, us: $(echo $(cat /tmp/$1.e2e))"
+	echo "# bench: daemon $2, exec -> ready on the bus, us: $(echo $(cat /tmp/$1.ready))"
+	echo "# bench: daemon $2, $4, us: $(echo $(cat /tmp/$1.be))"
 }
 
-full_e2e=
-full_ready=
-full_be=
 full_ok=1
 for r in $(seq $RUNS); do
-	start_daemon || { full_ok=0; echo "# run $r: famfs-manager did not get ready: $(cat /tmp/daemon.out)"; }
-	full_e2e="$full_e2e $(field attach_us </tmp/daemon.out)"
-	full_ready="$full_ready $(field ready_us </tmp/daemon.out)"
-	full_be="$full_be $(field inst_us </tmp/daemon.out)"
-	[ "$(field adopted </tmp/daemon.out)" = 0 ] || { full_ok=0; echo "# run $r: not a fresh mount"; }
-	c=$(replay-tool count $MNT | field files)
-	[ "$c" = "$files" ] || { full_ok=0; echo "# run $r: $c files in the mount"; }
+	measured_start full 0 || full_ok=0
 	[ $r = $RUNS ] && break
 	kill -TERM $PID
 	wait_gone $PID 300 || { full_ok=0; echo "# run $r: famfs-manager still runs 30 s after SIGTERM"; }
 	mounted $MNT && { full_ok=0; echo "# run $r: still mounted after SIGTERM"; umount $MNT; }
 done
 check "famfs-manager replayed all $files files into a fresh mount, $RUNS times" test $full_ok = 1
-echo "# bench: daemon full replay, exec -> populated mount, us:$full_e2e"
-echo "# bench: daemon full replay, exec -> ready on the bus, us:$full_ready"
-echo "# bench: daemon full replay, kernel backend replay + instantiation (overlapped), us:$full_be"
+start_figures full "full replay" "exec -> populated mount" "kernel backend replay + instantiation (overlapped)"
 
-re_e2e=
-re_ready=
-re_be=
 re_ok=1
 re_kill=
 for r in $(seq $RUNS); do
@@ -147,19 +140,11 @@ for r in $(seq $RUNS); do
 	wait_gone $PID 300 || { re_ok=0; echo "# run $r: famfs-manager still runs 30 s after SIGKILL"; }
 	re_kill="$re_kill $(awk -v t=$t_kill '{ printf "%.2f", $1 - t }' /proc/uptime)"
 	mounted $MNT || { re_ok=0; echo "# run $r: the mount went away with the daemon"; }
-	start_daemon || { re_ok=0; echo "# run $r: famfs-manager did not get ready: $(cat /tmp/daemon.out)"; }
-	re_e2e="$re_e2e $(field attach_us </tmp/daemon.out)"
-	re_ready="$re_ready $(field ready_us </tmp/daemon.out)"
-	re_be="$re_be $(field inst_us </tmp/daemon.out)"
-	[ "$(field adopted </tmp/daemon.out)" = 1 ] || { re_ok=0; echo "# run $r: mount not adopted"; }
-	c=$(replay-tool count $MNT | field files)
-	[ "$c" = "$files" ] || { re_ok=0; echo "# run $r: $c files in the mount"; }
+	measured_start re 1 || re_ok=0
 done
 check "a restarted famfs-manager adopted the mount with all $files files, $RUNS times" test $re_ok = 1
 echo "# bench: SIGKILL -> famfs-manager gone (exited, or a zombie), s:$re_kill"
-echo "# bench: daemon re-attach, exec -> mount adopted, us:$re_e2e"
-echo "# bench: daemon re-attach, exec -> ready on the bus, us:$re_ready"
-echo "# bench: daemon re-attach, kernel backend instantiating (or trusting) the namespace, us:$re_be"
+start_figures re re-attach "exec -> mount adopted" "kernel backend instantiating (or trusting) the namespace"
 
 check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
 kill -TERM $PID
@@ -167,7 +152,7 @@ wait_gone $PID 300
 mounted $MNT && umount $MNT
 
 # ---- hotplug: the device comes back while the daemon runs ------------------------
-hotplug_manager_conf 1000
+manager_conf kernel 1000 "automount = yes" "udev-source = kernel"
 famfs-manager -c /etc/famfs/manager.conf >/tmp/hotplug.log 2>&1 &
 HPID=$!
 i=0
@@ -204,12 +189,12 @@ mounted $MNT && umount $MNT
 check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
 
 # ---- results -------------------------------------------------------------------
-full_med=$(replay-tool median $full_e2e)
-full_ready_med=$(replay-tool median $full_ready)
-full_be_med=$(replay-tool median $full_be)
-re_med=$(replay-tool median $re_e2e)
-re_ready_med=$(replay-tool median $re_ready)
-re_be_med=$(replay-tool median $re_be)
+full_med=$(replay-tool median $(cat /tmp/full.e2e))
+full_ready_med=$(replay-tool median $(cat /tmp/full.ready))
+full_be_med=$(replay-tool median $(cat /tmp/full.be))
+re_med=$(replay-tool median $(cat /tmp/re.e2e))
+re_ready_med=$(replay-tool median $(cat /tmp/re.ready))
+re_be_med=$(replay-tool median $(cat /tmp/re.be))
 hp_med=$(replay-tool median ${hp_e2e:-0})
 hp_be_med=$(replay-tool median ${hp_be:-0})
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }

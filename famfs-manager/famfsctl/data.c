@@ -57,7 +57,7 @@ static int map_file(const char *path, bool writable, struct mapped_file *ret)
 }
 
 /* Device pointer for file offset @off and how many bytes run on from there. */
-static uint8_t *locate(const struct mapped_file *m, uint64_t off, uint64_t *ret_run)
+static uint8_t *locate_in_extents(const struct mapped_file *m, uint64_t off, uint64_t *ret_run)
 {
 	const struct file_layout *l = &m->l;
 
@@ -80,6 +80,21 @@ static uint8_t *locate(const struct mapped_file *m, uint64_t off, uint64_t *ret_
 }
 
 /*
+ * The same, with the run cut at the end of the file (@off is inside it); a
+ * map that ends too early is reported as "cannot @verb @path".
+ */
+static int locate(const struct mapped_file *m, uint64_t off, const char *verb, const char *path, uint8_t **ret_p,
+		  uint64_t *ret_run)
+{
+	*ret_p = locate_in_extents(m, off, ret_run);
+	if (!*ret_p)
+		return tool_error_errno(-EBADMSG, "cannot %s %s: its map ends before the file size", verb, path);
+	if (*ret_run > m->l.size - off)
+		*ret_run = m->l.size - off;
+	return 0;
+}
+
+/*
  * One file to stdout.  A failure to write stdout is returned as
  * *@ret_output_failed: nothing more can be written there.
  */
@@ -93,14 +108,12 @@ static int cat_one(const char *path, bool *ret_output_failed)
 		return r;
 	for (uint64_t off = 0; off < m.l.size;) {
 		uint64_t run;
-		uint8_t *p = locate(&m, off, &run);
+		uint8_t *p;
 		ssize_t w;
 
-		if (!p)
-			return tool_error_errno(-EBADMSG, "cannot read %s: its map ends before the file size",
-						path);
-		if (run > m.l.size - off)
-			run = m.l.size - off;
+		r = locate(&m, off, "read", path, &p, &run);
+		if (r < 0)
+			return r;
 		w = write(STDOUT_FILENO, p, run);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -181,14 +194,12 @@ static int write_mapped(int src_fd, const char *src, const char *dst)
 		return r;
 	for (uint64_t off = 0; off < m.l.size;) {
 		uint64_t run;
-		uint8_t *p = locate(&m, off, &run);
+		uint8_t *p;
 		ssize_t n;
 
-		if (!p)
-			return tool_error_errno(-EBADMSG, "cannot copy to %s: its map ends before the file size",
-						dst);
-		if (run > m.l.size - off)
-			run = m.l.size - off;
+		r = locate(&m, off, "copy to", dst, &p, &run);
+		if (r < 0)
+			return r;
 		n = read(src_fd, p, run);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -11,16 +11,7 @@
 
 #include "famfsctl.h"
 
-/* Prints the message and returns FAMFSCTL_USAGE. */
-static inline __attribute__((format(printf, 1, 2))) int ctl_usage_error(const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	tool_vmessage(saved, fmt, ap);
-	va_end(ap);
-	return FAMFSCTL_USAGE;
-}
+/* Prints the message and evaluates to FAMFSCTL_USAGE. */
+#define ctl_usage_error(...) (tool_error(__VA_ARGS__), FAMFSCTL_USAGE)
 
 #endif

@@ -99,16 +99,10 @@ check "/dev/pmem0 is there" test -b /dev/pmem0
 [ "$ROLE" != client ] && check "mkfs.famfs on the shared /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
 
 start_system_bus
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-kernel-module = /modules/famfs.ko
-udev-source = kernel
-poll-interval = 100
-# also how long a re-formatted file system stays failed before the new one
-# is attached: long enough for the checks below on a busy TCG host
-torn-tail-grace = 15000
-EOF
+# torn-tail-grace is also how long a re-formatted file system stays failed
+# before the new one is attached: long enough for the checks below on a
+# busy TCG host
+manager_conf kernel 100 "udev-source = kernel" "torn-tail-grace = 15000"
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 MGR_PID=$!
 i=0

@@ -26,14 +26,7 @@ check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev
 
 start_system_bus
 
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = auto
-automount = yes
-kernel-module = /modules/famfs.ko
-udev-source = kernel
-poll-interval = 100
-EOF
+manager_conf auto 100 "automount = yes" "udev-source = kernel"
 check "famfs.ko is not loaded before the daemon starts" test ! -d /sys/module/famfs
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 MGR_PID=$!

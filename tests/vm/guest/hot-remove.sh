@@ -27,7 +27,7 @@ check "replay-tool fill: 200 files of 2 MiB" \
 	sh -c "replay-tool fill /dev/pmem0 $UUIDF f 2097152 200 | grep -q '^files 200 '"
 
 start_system_bus
-hotplug_manager_conf 100
+manager_conf kernel 100 "automount = yes" "udev-source = kernel"
 famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
 PID=$!
 check "famfs-manager mounted /dev/pmem0 at $MNT" fullstack-tool wait-mount $MNT 60000

@@ -23,13 +23,11 @@ call() { busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$@
 # Every path in the mount with its inode number, type and size, sorted
 listing() { (cd $MNT && find . | grep -v '^\./\.meta' | sort | while read -r p; do
 	stat -c '%i %F %s %a %n' "$p"; done); }
-start_daemon() {
-	replay-tool daemon /tmp/manager.log 60000 famfs-manager -c /etc/famfs/manager.conf \
-		--device /dev/pmem0 >/tmp/daemon.out 2>&1
-	rc=$?
-	PID=$(field pid </tmp/daemon.out)
-	echo "# daemon: $(cat /tmp/daemon.out)"
-	return $rc
+start_daemon() { start_manager 60000; }
+# The daemon's last "mount adopted" line, in /tmp/line and as a TAP comment
+last_adopt_line() {
+	grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
+	echo "# $(cat /tmp/line)"
 }
 
 guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
@@ -39,13 +37,7 @@ check "replay-tool fill: 100 files in the log before the daemon starts" \
 	sh -c "replay-tool fill /dev/pmem0 $UUIDF pre 4096 100 | grep -q '^files 100 '"
 
 start_system_bus
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-udev = no
-kernel-module = /modules/famfs.ko
-poll-interval = 100
-EOF
+manager_conf kernel 100 "udev = no"
 
 # ---- first start: a fresh mount ---------------------------------------------------
 check "famfs-manager --device /dev/pmem0 starts and mounts" start_daemon
@@ -78,8 +70,7 @@ touch $MNT/rogue
 check "famfs-manager starts again" start_daemon
 check "it adopted the existing mount" test "$(field adopted </tmp/daemon.out)" = 1
 check "still exactly one famfs mount at $MNT (nothing mounted on top)" test "$(nmounts)" = 1
-grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
-echo "# $(cat /tmp/line)"
+last_adopt_line
 check "the adopt made the 20 new files, found the 104 others, no conflicts or errors" \
 	grep -q ': 20 made, 104 already there, 0 conflicts, 0 errors' /tmp/line
 c=$(replay-tool count $MNT)
@@ -104,8 +95,7 @@ kill -KILL $PID
 wait_gone $PID
 rm -f $MNT/pre00005 $MNT/d/e/f
 check "famfs-manager starts a third time" start_daemon
-grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
-echo "# $(cat /tmp/line)"
+last_adopt_line
 check "the adopt made the 2 files deleted meanwhile again: 2 made, 123 already there" \
 	grep -q ': 2 made, 123 already there, 0 conflicts, 0 errors' /tmp/line
 check "pre00005 and d/e/f are back with their sizes" \
@@ -117,8 +107,7 @@ check "famfsctl check is clean" famfsctl check $MNT
 kill -KILL $PID
 wait_gone $PID
 check "famfs-manager starts a fourth time" start_daemon
-grep 'mount adopted' /tmp/manager.log | tail -1 >/tmp/line
-echo "# $(cat /tmp/line)"
+last_adopt_line
 check "it adopted the mount and made nothing: 0 made, 125 already there, 125 trusted" \
 	grep -q ': 0 made, 125 already there, 0 conflicts, 0 errors.*; 125 trusted' /tmp/line
 c=$(replay-tool count $MNT)
@@ -170,14 +159,7 @@ check "no famfs mount is left" test "$(nmounts)" = 0
 
 # ---- the kernel backend cannot mount: backend = auto falls back to view ----------
 echo "a file, not a directory" >/tmp/notadir
-cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = auto
-udev = no
-kernel-module = /modules/famfs.ko
-mount-root = /tmp/notadir/famfs
-poll-interval = 100
-EOF
+manager_conf auto 100 "udev = no" "mount-root = /tmp/notadir/famfs"
 check "famfs-manager starts with a mount root it cannot create" start_daemon
 check "it says why the kernel backend failed and that it uses the view backend" \
 	grep -q 'kernel backend: cannot create /tmp/notadir/famfs/pmem0: Not a directory; using the view backend' /tmp/manager.log

@@ -2,8 +2,8 @@
 #
 # What the full-stack guest scripts share (fullstack.sh, fullstack-shared.sh,
 # reattach.sh, hot-remove.sh, bench/vm-replay/bench-replay.sh): TAP output,
-# the users and ids a system bus needs, and a system bus (dbus-daemon) with
-# our policy.
+# the users and ids a system bus needs, a system bus (dbus-daemon) with our
+# policy, and famfs-manager's configuration and start.
 # run-vm.sh puts this file in the guest's /bin; the scripts source it.
 # Set TAP_PREFIX before sourcing to prefix every TAP description.
 
@@ -116,15 +116,29 @@ EOF
 	check "system bus (dbus-daemon with dbus/org.famfs.Manager.conf) is up" test -S /run/dbus/system_bus_socket
 }
 
-# hotplug_manager_conf POLL_MS: /etc/famfs/manager.conf for famfs-manager
-# with the kernel backend, automount and the kernel's uevents
-hotplug_manager_conf() {
-	cat >/etc/famfs/manager.conf <<EOF
-[manager]
-backend = kernel
-automount = yes
-udev-source = kernel
-kernel-module = /modules/famfs.ko
-poll-interval = $1
-EOF
+# manager_conf BACKEND POLL_MS [LINE...]: /etc/famfs/manager.conf for
+# famfs-manager with the module run-vm.sh put in /modules, and any further
+# [manager] lines ("udev = no", ...)
+manager_conf() {
+	{
+		echo "[manager]"
+		echo "backend = $1"
+		echo "kernel-module = /modules/famfs.ko"
+		echo "poll-interval = $2"
+		shift 2
+		for line in "$@"; do echo "$line"; done
+	} >/etc/famfs/manager.conf
+}
+
+# start_manager TIMEOUT_MS: famfs-manager on /dev/pmem0 with that file,
+# through replay-tool daemon, which returns once the daemon is ready (or
+# fails after TIMEOUT_MS); its pid in PID, replay-tool's report in
+# /tmp/daemon.out and as a TAP comment
+start_manager() {
+	replay-tool daemon /tmp/manager.log "$1" famfs-manager -c /etc/famfs/manager.conf \
+		--device /dev/pmem0 >/tmp/daemon.out 2>&1
+	rc=$?
+	PID=$(field pid </tmp/daemon.out)
+	echo "# daemon: $(cat /tmp/daemon.out)"
+	return $rc
 }
