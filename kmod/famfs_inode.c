@@ -332,27 +332,69 @@ static const struct dax_holder_operations famfs_dax_holder_ops = {
 
 #if IS_ENABLED(CONFIG_DEV_DAX_IOMAP)
 /*
- * Kernels with the dev_dax_iomap patches let a file system sit directly on
- * a /dev/dax character device.  Written against that series' interface
- * (dax_dev_get(), fs_dax_get()); not built in this tree's CI.
+ * How many bytes the device-dax instance maps from offset 0 on: its page
+ * offsets are contiguous from 0, and direct_access says how far each run
+ * goes (-ERANGE past the end).
+ */
+static u64 famfs_char_dax_size(struct dax_device *dax_devp)
+{
+	pgoff_t pgoff = 0;
+	long n;
+	int id;
+
+	id = dax_read_lock();
+	while ((n = dax_direct_access(dax_devp, pgoff, LONG_MAX / PAGE_SIZE,
+				      DAX_ACCESS, NULL, NULL)) > 0)
+		pgoff += n;
+	dax_read_unlock(id);
+	return (u64)pgoff << PAGE_SHIFT;
+}
+
+/*
+ * Kernels with the dev_dax_iomap patches (kmod/kernel-patches) let a file
+ * system sit directly on a /dev/dax character device: the open device
+ * leads to its dax_device (inode_dax), which fs_dax_get() claims for this
+ * mount.  The file stays open while mounted.
  */
 static int famfs_open_char_dax(struct fs_context *fc,
 			       struct famfs_fs_info *fsi, dev_t rdev)
 {
 	struct dax_device *dax_devp;
+	struct file *filp;
 	int rc;
 
-	dax_devp = dax_dev_get(rdev);
-	if (!dax_devp)
-		return invalfc(fc, "%s is not a dax device", fc->source);
-
+	filp = filp_open(fc->source, O_RDWR | O_LARGEFILE, 0);
+	if (IS_ERR(filp)) {
+		rc = PTR_ERR(filp);
+		if (rc == -ENXIO)
+			errorfc(fc, "cannot open %s: no device-dax driver is bound to it (system-ram/kmem mode?)",
+				fc->source);
+		else
+			errorfc(fc, "cannot open %s: error %d", fc->source, rc);
+		return rc;
+	}
+	fsi->dax_filp = filp;
+	if (!file_inode(filp)->i_cdev) {
+		errorfc(fc, "%s is a character device but not a dax device", fc->source);
+		return -ENODEV;
+	}
+	dax_devp = inode_dax(file_inode(filp));
 	rc = fs_dax_get(dax_devp, fsi, &famfs_dax_holder_ops);
+	if (rc == -EBUSY) {
+		errorfc(fc, "%s is in use by another dax holder (mounted already?)", fc->source);
+		return rc;
+	}
 	if (rc) {
-		put_dax(dax_devp);
-		errorfc(fc, "%s is in use by another dax holder", fc->source);
+		errorfc(fc, "cannot claim %s: error %d", fc->source, rc);
 		return rc;
 	}
 	fsi->dax_devp = dax_devp;
+	fsi->dax_part_off = 0;
+	fsi->dev_size = famfs_char_dax_size(dax_devp);
+	if (fsi->dev_size == 0) {
+		errorfc(fc, "%s does not support fs-dax access (not bound to device_dax?)", fc->source);
+		return -ENXIO;
+	}
 	return 0;
 }
 #else
@@ -412,6 +454,10 @@ static void famfs_close_device(struct famfs_fs_info *fsi)
 	if (fsi->dax_devp) {
 		fs_put_dax(fsi->dax_devp, fsi);
 		fsi->dax_devp = NULL;
+	}
+	if (fsi->dax_filp) {
+		filp_close(fsi->dax_filp, NULL);
+		fsi->dax_filp = NULL;
 	}
 	famfs_bdev_close(&fsi->bdev);
 }

@@ -21,6 +21,7 @@ struct famfs_fs_info {
 	umode_t mode;			/* root directory mode (mode=) */
 	char *devname;			/* the source given to mount */
 	struct famfs_bdev bdev;		/* pmem block device, if that */
+	struct file *dax_filp;		/* the open /dev/dax, if that */
 	struct dax_device *dax_devp;
 	u64 dax_part_off;		/* partition start in the dax device */
 	u64 dev_size;			/* bytes; 0 if unknown */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel's checkpatch.pl on famfs.ko's sources and the uapi header:
+# The kernel's checkpatch.pl on famfs.ko's sources, the uapi header and
+# the dev_dax_iomap patch series (kmod/kernel-patches):
 # kernel coding style, no errors and no warnings.  famfs_compat.h is left
 # out: comparing LINUX_VERSION_CODE and typedefs for changed kernel types
 # are what it is for.  checkpatch.pl comes from Debian's linux-source
@@ -22,8 +23,12 @@ tar -xf "$tarball" -C "$work" --wildcards --strip-components=1 \
 out=$(perl "$work/scripts/checkpatch.pl" --no-tree --terse --file \
 	"$top"/kmod/*.c "$top/kmod/famfs_internal.h" \
 	"$top/include/uapi/linux/famfs_ioctl.h" 2>&1) || true
+# the kernel patch series, as patches (commit message and Signed-off-by too)
+for p in $(cat "$top/kmod/kernel-patches/series"); do
+	out="$out$(perl "$work/scripts/checkpatch.pl" --no-tree --terse "$top/kmod/kernel-patches/$p" 2>&1)" || true
+done
 if [ -n "$out" ]; then
 	echo "$out"
 	exit 1
 fi
-echo "checkpatch.pl: clean"
+echo "checkpatch.pl: clean (famfs.ko sources and kmod/kernel-patches)"
