@@ -22,6 +22,7 @@
 
 #include "bus-fixture.h"
 #include "omf.h"
+#include "testutil.h"
 
 const char *manager_exe, *famfsctl_exe, *mkfs_exe, *fsck_exe, *policy_file, *interop_dir;
 char *topdir;
@@ -178,28 +179,29 @@ int manager_call(sd_bus *bus, const char *member, sd_bus_error *e, sd_bus_messag
 	return r;
 }
 
+void argv_add_setpriv(GPtrArray *argv, int as_nobody)
+{
+	if (!as_nobody)
+		return;
+	g_ptr_array_add(argv, "setpriv");
+	g_ptr_array_add(argv, "--reuid=" NOBODY);
+	g_ptr_array_add(argv, "--regid=" NOBODY);
+	g_ptr_array_add(argv, as_nobody == AS_NOBODY_GROUP ? "--groups=" OTHER_GID : "--clear-groups");
+}
+
 /* Runs a command; returns its exit status and (optionally) its output. */
 int run(char **out, char **errout, const char *bus_addr, int as_nobody, const char *first, ...)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autoptr(GError) err = NULL;
 	g_auto(GStrv) env = g_get_environ();
-	const char *a;
 	va_list ap;
 	int status;
 
-	if (as_nobody) {
-		g_ptr_array_add(argv, "setpriv");
-		g_ptr_array_add(argv, "--reuid=" NOBODY);
-		g_ptr_array_add(argv, "--regid=" NOBODY);
-		g_ptr_array_add(argv, as_nobody == AS_NOBODY_GROUP ? "--groups=" OTHER_GID : "--clear-groups");
-	}
-	g_ptr_array_add(argv, (char *)first);
+	argv_add_setpriv(argv, as_nobody);
 	va_start(ap, first);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (char *)a);
+	test_argv_add_valist(argv, first, ap);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
 	if (bus_addr)
 		env = g_environ_setenv(env, "DBUS_SYSTEM_BUS_ADDRESS", bus_addr, TRUE);
 	/* Callers reuse their buffers from one run to the next. */

@@ -51,6 +51,8 @@ sd_bus *bus_connect(const char *addr);
 void wait_name(const char *addr, const char *name, GPid pid);
 GPid daemon_start(struct bus *b, const char *uuid_file, const char *const *devices,
 		  const char *const *extra);
+/* Prefixes @argv with setpriv to uid NOBODY when @as_nobody (AS_NOBODY, AS_NOBODY_GROUP). */
+void argv_add_setpriv(GPtrArray *argv, int as_nobody);
 int run(char **out, char **errout, const char *bus_addr, int as_nobody, const char *first, ...);
 
 /* sd_bus_call_method() on famfs-manager's Manager object. */

@@ -17,6 +17,7 @@
 
 #include "bus-client.h"
 #include "bus-fixture.h"
+#include "testutil.h"
 
 static char self_exe[4096];
 
@@ -188,24 +189,15 @@ static char *client(struct fixture *f, int who, const char *first, ...)
 	g_autoptr(GError) err = NULL;
 	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "DBUS_SYSTEM_BUS_ADDRESS", f->bus.addr, TRUE);
 	char *out = NULL, *nl;
-	const char *a;
 	va_list ap;
 	int status;
 
-	if (who != AS_ROOT) {
-		g_ptr_array_add(argv, "setpriv");
-		g_ptr_array_add(argv, "--reuid=" NOBODY);
-		g_ptr_array_add(argv, "--regid=" NOBODY);
-		g_ptr_array_add(argv, who == AS_NOBODY_GROUP ? "--groups=" OTHER_GID : "--clear-groups");
-	}
+	argv_add_setpriv(argv, who);
 	g_ptr_array_add(argv, self_exe);
 	g_ptr_array_add(argv, "--client");
-	g_ptr_array_add(argv, (char *)first);
 	va_start(ap, first);
-	while ((a = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (char *)a);
+	test_argv_add_valist(argv, first, ap);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
 	g_assert_true(g_spawn_sync("/", (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH, die_with_parent, NULL, &out,
 				   NULL, &status, &err));
 	nl = strchr(out, '\n');

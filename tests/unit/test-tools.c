@@ -21,17 +21,13 @@ static int run(char **output, const char *tool_env, ...)
 	const char *tool = g_getenv(tool_env);
 	char *out = NULL, *err = NULL;
 	GError *error = NULL;
-	const char *arg;
 	va_list ap;
 	int status;
 
 	g_assert_nonnull(tool);
-	g_ptr_array_add(argv, (char *)tool);
 	va_start(ap, tool_env);
-	while ((arg = va_arg(ap, const char *)))
-		g_ptr_array_add(argv, (char *)arg);
+	test_argv_add_valist(argv, tool, ap);
 	va_end(ap);
-	g_ptr_array_add(argv, NULL);
 	g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
 				   &out, &err, &status, &error));
 	g_assert_no_error(error);

@@ -60,3 +60,10 @@ void test_remove_dir(const char *dir)
 	g_dir_close(d);
 	g_rmdir(dir);
 }
+
+void test_argv_add_valist(GPtrArray *argv, const char *first, va_list ap)
+{
+	for (const char *a = first; a; a = va_arg(ap, const char *))
+		g_ptr_array_add(argv, (char *)a);
+	g_ptr_array_add(argv, NULL);
+}

@@ -3,7 +3,9 @@
 #ifndef FAMFS_TESTUTIL_H
 #define FAMFS_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <glib.h>
 
 /* A fresh directory under the test's temp dir; g_free() the result. */
 char *test_scratch_dir(void);
@@ -14,6 +16,9 @@ char *test_scratch_dir(void);
  */
 char *test_make_image(const char *dir, const char *name, uint64_t size, uint64_t log_len,
 		      const uint8_t *system_uuid);
+
+/* Appends @first and the strings of @ap up to their NULL to @argv, then NULL. */
+void test_argv_add_valist(GPtrArray *argv, const char *first, va_list ap);
 
 /* Removes a scratch directory and what it holds. */
 void test_remove_dir(const char *dir);
