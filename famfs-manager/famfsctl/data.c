@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "client.h"
 #include "data.h"
 #include "message.h"
@@ -18,6 +20,7 @@
 struct mapped_file {
 	struct file_layout l;
 	uint8_t *map[LAYOUT_MAX_EXTENTS];
+	bool device_dax;        /* the descriptor is a /dev/dax: no page cache, no msync */
 };
 
 static void unmap_file(struct mapped_file *m)
@@ -35,6 +38,7 @@ static int map_file(const char *path, bool writable, struct mapped_file *ret)
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(unmap_file) struct mapped_file m = { 0 };
 	_cleanup_close_ int fd = -1;
+	struct stat st;
 	int r;
 
 	r = client_open_file(path, writable, &fd, &m.l, &e);
@@ -42,6 +46,9 @@ static int map_file(const char *path, bool writable, struct mapped_file *ret)
 		return client_error(writable ? "open for writing" : "open", path, &e, r);
 	if (r < 0)
 		return tool_error_errno(r, "cannot map %s: %m", path);
+	if (fstat(fd, &st) < 0)
+		return tool_error_errno(-errno, "cannot map %s: %m", path);
+	m.device_dax = S_ISCHR(st.st_mode);
 	for (size_t i = 0; i < m.l.n; i++) {
 		void *p = mmap(NULL, m.l.ext[i].len, writable ? PROT_READ | PROT_WRITE : PROT_READ,
 			       MAP_SHARED, fd, (off_t)m.l.ext[i].offset);
@@ -114,6 +121,8 @@ static int cat_one(const char *path, bool *ret_output_failed)
 		r = locate(&m, off, "read", path, &p, &run);
 		if (r < 0)
 			return r;
+		/* another host may have written it: read the memory, not old cache lines */
+		famfs_cache_invalidate(p, run);
 		w = write(STDOUT_FILENO, p, run);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -209,9 +218,16 @@ static int write_mapped(int src_fd, const char *src, const char *dst)
 			return tool_error_errno(-EIO, "cannot read %s: file shrank", src);
 		off += n;
 	}
-	for (size_t i = 0; i < m.l.n; i++)
-		if (msync(m.map[i], m.l.ext[i].len, MS_SYNC) < 0)
+	/*
+	 * Other hosts read the memory, not this CPU's caches: write the lines
+	 * back.  A pmem or image mapping is page cache besides, which msync
+	 * writes out; device-dax has none and refuses msync (EINVAL).
+	 */
+	for (size_t i = 0; i < m.l.n; i++) {
+		famfs_cache_flush(m.map[i], m.l.ext[i].len);
+		if (!m.device_dax && msync(m.map[i], m.l.ext[i].len, MS_SYNC) < 0)
 			return tool_error_errno(-errno, "cannot flush %s: %m", dst);
+	}
 	return 0;
 }
 
