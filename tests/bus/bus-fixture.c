@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -37,12 +36,6 @@ uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Children die with the test, even when an assertion aborts it. */
-void die_with_parent(gpointer data)
-{
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
-
 void stop_pid(GPid pid, int sig)
 {
 	int st;
@@ -53,74 +46,12 @@ void stop_pid(GPid pid, int sig)
 	waitpid(pid, &st, 0);
 }
 
-void bus_start(struct bus *b, const char *name)
+/* A private bus in topdir/@name. */
+void bus_start(struct private_bus *b, const char *name)
 {
-	g_autofree char *conf = NULL, *text = NULL, *sock = NULL;
-	g_autoptr(GError) err = NULL;
-	const char *argv[] = { "dbus-daemon", NULL, "--nofork", "--nopidfile", NULL };
-	g_autofree char *arg = NULL;
+	g_autofree char *dir = g_build_filename(topdir, name, NULL);
 
-	b->dir = g_build_filename(topdir, name, NULL);
-	g_assert_cmpint(g_mkdir_with_parents(b->dir, 0755), ==, 0);
-	g_assert_cmpint(chmod(b->dir, 0755), ==, 0);
-	sock = g_build_filename(b->dir, "bus", NULL);
-	conf = g_build_filename(b->dir, "bus.conf", NULL);
-	/*
-	 * Like the system bus, but anyone may connect and own names; the
-	 * included policy of famfs-manager is what keeps org.famfs.Manager
-	 * to root.
-	 */
-	g_unlink(sock);
-	text = g_strdup_printf(
-		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-		" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-		"<busconfig>\n  <type>system</type>\n  <listen>unix:path=%s</listen>\n"
-		"  <auth>EXTERNAL</auth>\n"
-		"  <policy context=\"default\">\n    <allow user=\"*\"/>\n    <allow own=\"*\"/>\n"
-		"    <allow send_destination=\"*\" eavesdrop=\"true\"/>\n    <allow receive_sender=\"*\"/>\n"
-		"  </policy>\n  <include>%s</include>\n</busconfig>\n", sock, policy_file);
-	g_assert_true(g_file_set_contents(conf, text, -1, NULL));
-	arg = g_strdup_printf("--config-file=%s", conf);
-	argv[1] = arg;
-	g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,
-				    G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
-				    die_with_parent, NULL, &b->pid, &err));
-	b->addr = g_strdup_printf("unix:path=%s", sock);
-	for (int i = 0; i < 500 && !g_file_test(sock, G_FILE_TEST_EXISTS); i++)
-		g_usleep(10000);
-	g_assert_true(g_file_test(sock, G_FILE_TEST_EXISTS));
-}
-
-void bus_stop(struct bus *b)
-{
-	stop_pid(b->pid, SIGTERM);
-	g_free(b->dir);
-	g_free(b->addr);
-	memset(b, 0, sizeof(*b));
-}
-
-sd_bus *bus_connect(const char *addr)
-{
-	sd_bus *bus = NULL;
-
-	g_assert_cmpint(sd_bus_new(&bus), >=, 0);
-	g_assert_cmpint(sd_bus_set_address(bus, addr), >=, 0);
-	g_assert_cmpint(sd_bus_set_bus_client(bus, 1), >=, 0);
-	g_assert_cmpint(sd_bus_start(bus), >=, 0);
-	return bus;
-}
-
-static bool name_has_owner(sd_bus *bus, const char *name)
-{
-	sd_bus_message *reply = NULL;
-	int has = 0;
-
-	if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-			       "NameHasOwner", NULL, &reply, "s", name) < 0)
-		return false;
-	(void)sd_bus_message_read(reply, "b", &has);
-	sd_bus_message_unref(reply);
-	return has;
+	private_bus_start(b, dir, policy_file, NULL);
 }
 
 void wait_name(const char *addr, const char *name, GPid pid)
@@ -129,17 +60,17 @@ void wait_name(const char *addr, const char *name, GPid pid)
 	int st;
 
 	for (int i = 0; i < 1000; i++) {
-		if (name_has_owner(bus, name))
+		if (bus_name_has_owner(bus, name))
 			break;
 		g_assert_cmpint(waitpid(pid, &st, WNOHANG), ==, 0);   /* still running */
 		g_usleep(10000);
 	}
-	g_assert_true(name_has_owner(bus, name));
+	g_assert_true(bus_name_has_owner(bus, name));
 	sd_bus_flush_close_unref(bus);
 }
 
 /* Starts famfs-manager on @b with @devices (NULL-terminated) and extra args. */
-GPid daemon_start(struct bus *b, const char *uuid_file, const char *const *devices,
+GPid daemon_start(struct private_bus *b, const char *uuid_file, const char *const *devices,
 			 const char *const *extra)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
@@ -406,7 +337,7 @@ void fixture_teardown(struct fixture *f, gconstpointer data)
 	g_assert_cmpint(waitpid(f->daemon, &st, 0), ==, f->daemon);
 	g_assert_true(WIFEXITED(st));
 	g_assert_cmpint(WEXITSTATUS(st), ==, 0);
-	bus_stop(&f->bus);
+	private_bus_stop(&f->bus);
 	assert_fsck_clean(f->img);
 	assert_fsck_clean(f->other);
 	g_unlink(f->img);

@@ -15,6 +15,7 @@
 #include <systemd/sd-bus.h>
 
 #include "famfs/bus-api.h"
+#include "private-bus.h"
 
 #define NOBODY "65534"
 
@@ -36,20 +37,11 @@ extern char *topdir;
 
 /* ---- processes ---- */
 
-struct bus {
-	char *dir;
-	char *addr;
-	GPid pid;
-};
-
 uint64_t now_us(void);
-void die_with_parent(gpointer data);
 void stop_pid(GPid pid, int sig);
-void bus_start(struct bus *b, const char *name);
-void bus_stop(struct bus *b);
-sd_bus *bus_connect(const char *addr);
+void bus_start(struct private_bus *b, const char *name);
 void wait_name(const char *addr, const char *name, GPid pid);
-GPid daemon_start(struct bus *b, const char *uuid_file, const char *const *devices,
+GPid daemon_start(struct private_bus *b, const char *uuid_file, const char *const *devices,
 		  const char *const *extra);
 /* Prefixes @argv with setpriv to uid NOBODY when @as_nobody (AS_NOBODY, AS_NOBODY_GROUP). */
 void argv_add_setpriv(GPtrArray *argv, int as_nobody);
@@ -81,7 +73,7 @@ bool list_has(sd_bus *bus, const char *dir, const char *name, uint64_t *ret_size
 /* ---- fixture: one bus, one daemon with a master and a client image ---- */
 
 struct fixture {
-	struct bus bus;
+	struct private_bus bus;
 	GPid daemon;
 	char *uuid_a, *uuid_b;      /* this host, another host */
 	char *img, *other;          /* master of img (MP), client of other (MPC) */

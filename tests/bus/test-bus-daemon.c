@@ -28,7 +28,7 @@ static int count_files(const char *image)
 
 static void test_kill9(void)
 {
-	struct bus b = {0};
+	struct private_bus b = {0};
 	g_autofree char *ua = write_uuid_file("uuid-k", UUID_A);
 	/* 256 MiB log, 1 TiB sparse: room for big batches, long enough to be hit mid-append */
 	g_autofree char *img = make_image_log("kill.img", 1ULL << 40, ua, "256M");
@@ -95,7 +95,7 @@ static void test_kill9(void)
 		g_assert_true(n - prev == 0 || n - prev == 60000);
 		prev = n;
 	}
-	bus_stop(&b);
+	private_bus_stop(&b);
 	assert_fsck_clean(img);
 	g_unlink(img);
 }

@@ -76,7 +76,7 @@ static char *image_uuid(const char *image)
 static void test_reformat(gconstpointer data)
 {
 	bool kill = GPOINTER_TO_INT(data);
-	struct bus b1 = {0}, b2 = {0};
+	struct private_bus b1 = {0}, b2 = {0};
 	g_autofree char *ua = write_uuid_file("uuid-rf-a", UUID_A), *ub = write_uuid_file("uuid-rf-b", UUID_B);
 	g_autofree char *uc = write_uuid_file("uuid-rf-c", "cccccccc-dddd-4eee-8fff-000000000000");
 	g_autofree char *img = make_image("reformat.img", 64ULL << 20, ua);
@@ -233,8 +233,8 @@ static void test_reformat(gconstpointer data)
 		sd_bus_flush_close_unref(bus[k]);
 		stop_pid(pid[k], SIGTERM);
 	}
-	bus_stop(&b1);
-	bus_stop(&b2);
+	private_bus_stop(&b1);
+	private_bus_stop(&b2);
 	if (!kill) {
 		assert_fsck_clean(img);
 		g_assert_cmpuint(image_next_index(img), ==, 0);
@@ -257,7 +257,7 @@ static char *decompress_fixture(const char *name)
 
 static void test_damaged(void)
 {
-	struct bus b = {0};
+	struct private_bus b = {0};
 	g_autofree char *ua = write_uuid_file("uuid-dmg", "f7c83d91-9f90-4a8e-ae2d-ac7a35d8cbcd");
 	g_autofree char *badsb = decompress_fixture("basic_bad_sb_magic");
 	g_autofree char *badent = decompress_fixture("basic_bad_entry_crc");
@@ -333,7 +333,7 @@ static void test_damaged(void)
 	sd_bus_flush_close_unref(conn);
 	g_assert_cmpint(waitpid(pid, &st, WNOHANG), ==, 0);
 	stop_pid(pid, SIGTERM);
-	bus_stop(&b);
+	private_bus_stop(&b);
 	g_unlink(badsb);
 	g_unlink(badent);
 	g_unlink(junk);
@@ -343,7 +343,7 @@ static void test_damaged(void)
 /* An entry in flight: counted past next_index but not yet valid. */
 static void test_torn_tail(void)
 {
-	struct bus b = {0};
+	struct private_bus b = {0};
 	g_autofree char *ua = write_uuid_file("uuid-t-a", UUID_A), *ub = write_uuid_file("uuid-t-b", UUID_B);
 	g_autofree char *img = make_image("torn.img", 1ULL << 30, ua);
 	g_autofree char *obj = NULL, *h = NULL, *reasons = NULL;
@@ -412,7 +412,7 @@ static void test_torn_tail(void)
 
 	sd_bus_flush_close_unref(conn);
 	stop_pid(pid, SIGTERM);
-	bus_stop(&b);
+	private_bus_stop(&b);
 }
 
 static void add_tests(void)

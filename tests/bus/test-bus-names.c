@@ -89,7 +89,7 @@ static void assert_safe_text(const char *what, const char *text)
 
 static void test_names(void)
 {
-	struct bus b = {0};
+	struct private_bus b = {0};
 	g_autofree char *ua = write_uuid_file("uuid-names", "5b1d1a3e-7f0c-4a55-9d2e-0a6f3c1b2d4e");
 	g_autofree char *img = make_image("names.img", 1ULL << 30, ua);
 	g_autofree char *logfile = g_build_filename(topdir, "names-daemon.log", NULL);
@@ -231,7 +231,7 @@ static void test_names(void)
 	sd_bus_flush_close_unref(conn);
 	g_assert_cmpint(waitpid(pid, &st, WNOHANG), ==, 0);
 	stop_pid(pid, SIGTERM);
-	bus_stop(&b);
+	private_bus_stop(&b);
 
 	/* The daemon's log: the first refused entry is quoted, escaped. */
 	g_assert_true(g_file_get_contents(logfile, &log, NULL, NULL));

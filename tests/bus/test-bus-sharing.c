@@ -34,7 +34,7 @@ static int on_props_changed(sd_bus_message *msg, void *userdata, sd_bus_error *e
 
 static void test_master_client(void)
 {
-	struct bus b1 = {0}, b2 = {0};
+	struct private_bus b1 = {0}, b2 = {0};
 	g_autofree char *ua = write_uuid_file("uuid-mc-a", UUID_A), *ub = write_uuid_file("uuid-mc-b", UUID_B);
 	g_autofree char *img = make_image("shared.img", 2ULL << 30, ua);
 	g_autofree char *src = make_data("mc.bin", 3 * 1024 * 1024 + 5, 11);
@@ -124,8 +124,8 @@ static void test_master_client(void)
 	sd_bus_flush_close_unref(c);
 	stop_pid(pm, SIGTERM);
 	stop_pid(pc, SIGTERM);
-	bus_stop(&b1);
-	bus_stop(&b2);
+	private_bus_stop(&b1);
+	private_bus_stop(&b2);
 	assert_fsck_clean(img);
 	g_unlink(img);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "famfs/bus-api.h"
+#include "private-bus.h"
 
 #define MROOT   "/run/famfs-udev-test"
 #define UUID_A  "9a1d4c52-3f7e-4b8a-9c61-2d5e8f0a7b14"
@@ -40,8 +41,8 @@ static char *topdir;
 
 struct env {
 	UMockdevTestbed *tb;
-	char *bus_dir, *bus_addr;
-	GPid bus_pid, daemon_pid;
+	struct private_bus dbus;
+	GPid daemon_pid;
 	sd_bus *bus;
 	char *uuid_file;
 	char *log;
@@ -53,11 +54,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void die_with_parent(gpointer data)
-{
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
 static int run_quiet(const char *const *argv)
@@ -153,53 +149,13 @@ static void remove_dax(struct env *e, const char *name, const char *syspath)
 
 static void bus_start(struct env *e)
 {
-	g_autofree char *conf = NULL, *text = NULL, *sock = NULL, *arg = NULL;
-	g_autoptr(GError) err = NULL;
+	g_autofree char *dir = g_build_filename(topdir, "bus", NULL);
 	g_auto(GStrv) env = g_get_environ();
-	const char *argv[] = { "dbus-daemon", NULL, "--nofork", "--nopidfile", NULL };
 
-	e->bus_dir = g_build_filename(topdir, "bus", NULL);
-	g_assert_cmpint(g_mkdir_with_parents(e->bus_dir, 0755), ==, 0);
-	sock = g_build_filename(e->bus_dir, "sock", NULL);
-	(void)unlink(sock);
-	conf = g_build_filename(e->bus_dir, "bus.conf", NULL);
-	text = g_strdup_printf(
-		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-		" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-		"<busconfig>\n  <type>system</type>\n  <listen>unix:path=%s</listen>\n"
-		"  <auth>EXTERNAL</auth>\n"
-		"  <policy context=\"default\">\n    <allow user=\"*\"/>\n    <allow own=\"*\"/>\n"
-		"    <allow send_destination=\"*\"/>\n    <allow receive_sender=\"*\"/>\n"
-		"  </policy>\n  <include>%s</include>\n</busconfig>\n", sock, policy_file);
-	g_assert_true(g_file_set_contents(conf, text, -1, NULL));
-	arg = g_strdup_printf("--config-file=%s", conf);
-	argv[1] = arg;
 	/* The bus itself has no business with the fake /sys. */
 	env = g_environ_unsetenv(env, "LD_PRELOAD");
-	g_assert_true(g_spawn_async(NULL, (char **)argv, env,
-				    G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
-				    die_with_parent, NULL, &e->bus_pid, &err));
-	e->bus_addr = g_strdup_printf("unix:path=%s", sock);
-	for (int i = 0; i < 500 && !g_file_test(sock, G_FILE_TEST_EXISTS); i++)
-		g_usleep(10000);
-	g_assert_true(g_file_test(sock, G_FILE_TEST_EXISTS));
-	g_assert_cmpint(sd_bus_new(&e->bus), >=, 0);
-	g_assert_cmpint(sd_bus_set_address(e->bus, e->bus_addr), >=, 0);
-	g_assert_cmpint(sd_bus_set_bus_client(e->bus, 1), >=, 0);
-	g_assert_cmpint(sd_bus_start(e->bus), >=, 0);
-}
-
-static bool name_owned(struct env *e)
-{
-	sd_bus_message *reply = NULL;
-	int has = 0;
-
-	if (sd_bus_call_method(e->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-			       "NameHasOwner", NULL, &reply, "s", FAMFS_BUS_NAME) < 0)
-		return false;
-	(void)sd_bus_message_read(reply, "b", &has);
-	sd_bus_message_unref(reply);
-	return has;
+	private_bus_start(&e->dbus, dir, policy_file, env);
+	e->bus = bus_connect(e->dbus.addr);
 }
 
 static bool daemon_alive(struct env *e)
@@ -220,7 +176,7 @@ static void daemon_start(struct env *e, const char *config_text)
 			       "--poll-interval=50", NULL };
 
 	g_assert_true(g_file_set_contents(conf, config_text, -1, NULL));
-	env = g_environ_setenv(env, "DBUS_SYSTEM_BUS_ADDRESS", e->bus_addr, TRUE);
+	env = g_environ_setenv(env, "DBUS_SYSTEM_BUS_ADDRESS", e->dbus.addr, TRUE);
 	e->log = g_build_filename(topdir, "daemon.log", NULL);
 	g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD,
 					       die_with_parent, NULL, &e->daemon_pid, NULL, NULL, &logfd, &err));
@@ -237,11 +193,11 @@ static void daemon_start(struct env *e, const char *config_text)
 		_exit(0);
 	}
 	close(logfd);
-	for (int i = 0; i < 1000 && !name_owned(e); i++) {
+	for (int i = 0; i < 1000 && !bus_name_has_owner(e->bus, FAMFS_BUS_NAME); i++) {
 		g_assert_true(daemon_alive(e));
 		g_usleep(10000);
 	}
-	g_assert_true(name_owned(e));
+	g_assert_true(bus_name_has_owner(e->bus, FAMFS_BUS_NAME));
 }
 
 static void env_setup(struct env *e)
@@ -266,13 +222,8 @@ static void env_teardown(struct env *e)
 		g_assert_cmpint(WEXITSTATUS(st), ==, 0);
 	}
 	sd_bus_flush_close_unref(e->bus);
-	if (e->bus_pid > 0) {
-		kill(e->bus_pid, SIGTERM);
-		waitpid(e->bus_pid, &st, 0);
-	}
+	private_bus_stop(&e->dbus);
 	g_clear_object(&e->tb);
-	g_free(e->bus_dir);
-	g_free(e->bus_addr);
 	g_free(e->uuid_file);
 	g_free(e->log);
 }
