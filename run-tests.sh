@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test suite: unit, fsck
-# corpus, interop fixtures, D-Bus, udev, kernel module in a VM, and the VM
-# benchmarks (replay and mmap bandwidth, figures printed); then the
+# corpus, interop fixtures, D-Bus, udev, kernel module in a VM (on pmem with
+# Debian's kernel, on /dev/dax with the dev_dax_iomap test kernel it builds
+# first: scripts/build-test-kernel.sh), and the VM benchmarks (replay and mmap bandwidth, figures printed); then the
 # user-space suites once more under AddressSanitizer and UBSan, and the fuzz
 # targets (tests/fuzz) for 60 s each.
 #   ./run-tests.sh            everything
@@ -32,6 +33,10 @@ if [ "$quick" -eq 1 ]; then
 	suites="--no-suite vm --no-suite kmod"
 	run_suites build-tests -Dvm_tests=disabled
 else
+	# The test kernel with dev_dax_iomap for the vm-devdax* suites: built
+	# from Debian's linux-source-6.1 when its cache has none for these
+	# patches (about 11 minutes on 2 cores), else reused at once.
+	scripts/build-test-kernel.sh >/dev/null || { echo "run-tests: the test kernel did not build" >&2; status=1; }
 	suites=""
 	run_suites build-tests
 	# The VM benchmarks check what they build as they go (every file there,

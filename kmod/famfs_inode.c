@@ -374,11 +374,11 @@ static int famfs_open_char_dax(struct fs_context *fc,
 		return rc;
 	}
 	fsi->dax_filp = filp;
-	if (!file_inode(filp)->i_cdev) {
-		errorfc(fc, "%s is a character device but not a dax device", fc->source);
+	dax_devp = inode_dax(file_inode(filp));
+	if (!dax_devp) {
+		errorfc(fc, "%s is a character device but not a device-dax instance", fc->source);
 		return -ENODEV;
 	}
-	dax_devp = inode_dax(file_inode(filp));
 	rc = fs_dax_get(dax_devp, fsi, &famfs_dax_holder_ops);
 	if (rc == -EBUSY) {
 		errorfc(fc, "%s is in use by another dax holder (mounted already?)", fc->source);

@@ -7,14 +7,23 @@
 #   $FAMFS_KERNEL_CACHE/<hash>/build     its build tree (make -C ... M=kmod)
 # A second run with the same inputs only prints the directory.
 #   scripts/build-test-kernel.sh          build when missing; print the directory
+#   scripts/build-test-kernel.sh --cached print the directory if it is built,
+#                                         else exit 1 (installs nothing)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FAMFS_KERNEL_CACHE:-/var/cache/famfs-test-kernel}
 patches=$here/kmod/kernel-patches
+cached_only=0
+[ "${1:-}" = --cached ] && cached_only=1
 
-"$here/scripts/install-deps.sh" "$here/scripts/packages-kernel.txt" >&2
-tarball=$(ls /usr/src/linux-source-6.1.tar.xz)
-version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+if [ $cached_only = 0 ]; then
+	"$here/scripts/install-deps.sh" "$here/scripts/packages-kernel.txt" >&2
+fi
+version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
+	echo "build-test-kernel: linux-source-6.1 is not installed" >&2
+	exit 1
+}
+tarball=/usr/src/linux-source-6.1.tar.xz
 
 # What the kernel needs beyond x86_64_defconfig + kvm_guest.config: legacy
 # pmem (memmap=), NVDIMM namespaces in devdax mode, fs-dax on devdax, and
@@ -46,15 +55,20 @@ CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=n
 CONFIG_DEBUG_INFO_BTF=n
 CONFIG_MODULE_SIG=n'
 
+# The key: what goes into the kernel (the source version, the config, the
+# patches) and the build steps below the marker, not this script's comments
+# and options above it.
 key=$( { echo "$version"; echo "$fragment"; cat "$patches/series";
 	 while read -r p; do cat "$patches/$p"; done <"$patches/series";
-	 cat "$0"; } | sha256sum | cut -c1-16)
+	 sed -n '/^# ---- build steps/,$p' "$0"; } | sha256sum | cut -c1-16)
 out=$cache/$key
 if [ -f "$out/bzImage" ] && [ -f "$out/build/Module.symvers" ]; then
 	echo "$out"
 	exit 0
 fi
+[ $cached_only = 0 ] || { echo "build-test-kernel: no test kernel built for these inputs in $out" >&2; exit 1; }
 
+# ---- build steps (hashed into the key) -------------------------------------
 # Built where it stays (the build tree names its source by absolute path);
 # bzImage, copied last, marks a finished build.
 start=$(date +%s)

@@ -143,9 +143,11 @@ static int cmd_fill(int argc, char **argv)
 	 * A pmem block device's mapping is page cache: write it back, or a
 	 * famfs mount of the device (DAX, past the page cache) and other hosts
 	 * would not see the new entries until the last close of the device.
+	 * Device-dax has no page cache (and refuses msync): the library wrote
+	 * the entries back from the CPU caches as it appended them.
 	 */
 	dev = famfs_fs_device(fs);
-	if (msync(dev->base, dev->size, MS_SYNC) < 0 || fsync(dev->fd) < 0) {
+	if (dev->kind != FAMFS_DEVICE_DAX && (msync(dev->base, dev->size, MS_SYNC) < 0 || fsync(dev->fd) < 0)) {
 		famfs_fs_close(fs);
 		return die("msync", strerror(errno));
 	}

@@ -14,6 +14,11 @@
 #   --ko FILE           famfs.ko; without it the module is built here from
 #                       --kmod-src against the guest kernel's headers
 #   --kmod-src DIR      kmod/ source directory (default: ../../kmod from here)
+#   --kernel DIR        boot the kernel scripts/build-test-kernel.sh made in
+#                       DIR (DIR/bzImage, DIR/build; drivers built in)
+#                       instead of the newest Debian kernel
+#   --test-kernel       the same, with the directory that script has cached
+#                       for the tree's patches; skips when it is not built
 #   --peer FILE         host program sharing memory with the guest (shared)
 #   --second-guest      shared: the other host is a second guest (scenario
 #                       "client") booted on the same NVDIMM file as soon as
@@ -39,6 +44,7 @@ mkfs_bin=
 fsck_bin=
 ko=
 kmod_src=$here/../../kmod
+test_kernel=
 peer=
 second_guest=0
 workdir=
@@ -54,6 +60,8 @@ while [ $# -gt 0 ]; do
 	--fsck) fsck_bin=$2; shift 2 ;;
 	--ko) ko=$2; shift 2 ;;
 	--kmod-src) kmod_src=$2; shift 2 ;;
+	--kernel) test_kernel=$2; shift 2 ;;
+	--test-kernel) test_kernel=cached; shift ;;
 	--peer) peer=$2; shift 2 ;;
 	--second-guest) second_guest=1; shift ;;
 	--workdir) workdir=$2; shift 2 ;;
@@ -121,9 +129,24 @@ if ! have_all; then
 	have_all || skip "qemu, busybox-static, ndctl or a Debian kernel with headers cannot be installed"
 fi
 
-KV=$(find_kernel)
-vmlinuz=/boot/vmlinuz-$KV
-echo "# guest kernel $KV"
+if [ "$test_kernel" = cached ]; then
+	test_kernel=$("$here/../../scripts/build-test-kernel.sh" --cached) ||
+		skip "the dev_dax_iomap test kernel is not built (scripts/build-test-kernel.sh; run-tests.sh builds it)"
+fi
+if [ -n "$test_kernel" ]; then
+	# the test kernel: nvdimm, pmem and dax are built in, nothing to load
+	[ -f "$test_kernel/bzImage" ] && [ -f "$test_kernel/build/Module.symvers" ] ||
+		bail "$test_kernel holds no built test kernel (scripts/build-test-kernel.sh)"
+	KV=$(cat "$test_kernel/build/include/config/kernel.release")
+	vmlinuz=$test_kernel/bzImage
+	kdir=$test_kernel/build
+	ko=	# a --ko is built for the Debian kernel: build one for this kernel
+else
+	KV=$(find_kernel)
+	vmlinuz=/boot/vmlinuz-$KV
+	kdir=/lib/modules/$KV/build
+fi
+echo "# guest kernel $KV ($vmlinuz)"
 [ -r "$vmlinuz" ] || skip "$vmlinuz is not readable"
 
 # ---- the module -------------------------------------------------------------
@@ -135,7 +158,7 @@ if [ -z "$ko" ]; then
 	cp "$kmod_src"/Kbuild "$kmod_src"/*.[ch] "$kb/" || bail "no kmod sources in $kmod_src"
 	cp "$kmod_src/../include/uapi/linux/famfs_ioctl.h" "$kb/include/linux/" ||
 		bail "no uapi header next to $kmod_src"
-	make -s -C "/lib/modules/$KV/build" M="$kb" modules >"$workdir/kbuild.log" 2>&1 ||
+	make -s -C "$kdir" M="$kb" modules >"$workdir/kbuild.log" 2>&1 ||
 		{ sed 's/^/# /' "$workdir/kbuild.log"; bail "famfs.ko does not build against $KV"; }
 	ko=$kb/famfs.ko
 fi
@@ -153,9 +176,9 @@ for app in $(/bin/busybox --list); do
 	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
 done
 
-# Kernel modules, in load order
-mods="libnvdimm"
-mods="$mods $(modprobe -S "$KV" --show-depends -a nd_btt nd_pmem nd_e820 device_dax dax_pmem nfit 2>/dev/null |
+# Kernel modules, in load order (none for the test kernel)
+mods=
+[ -z "$test_kernel" ] && mods="libnvdimm $(modprobe -S "$KV" --show-depends -a nd_btt nd_pmem nd_e820 device_dax dax_pmem nfit 2>/dev/null |
 	awk '$1 == "insmod" { print $2 }')"
 : >"$root/modules/order"
 for m in $mods; do

@@ -4,7 +4,8 @@
  * test (guest/fullstack.sh); each command prints one line and exits 0 on
  * success, 1 on failure.
  *
- *   rebind NAMESPACE MOUNTPOINT   unbind the pmem namespace, wait for the
+ *   rebind DRIVER DEVICE MOUNTPOINT   unbind DEVICE from the driver whose
+ *                                 sysfs directory is DRIVER, wait for the
  *                                 unmount, bind it, time device → mount
  *   wait-mount MOUNTPOINT MS      wait until MOUNTPOINT is a famfs mount
  *   mmap-write FILE SEED          fill FILE through a MAP_SHARED mapping
@@ -99,13 +100,15 @@ static uint8_t pat_byte(uint64_t i, uint64_t seed)
 	return (uint8_t)(x >> ((i % 8) * 8));
 }
 
-static int cmd_rebind(const char *ns, const char *mnt)
+static int cmd_rebind(const char *driver, const char *ns, const char *mnt)
 {
+	char path[256];
 	uint64_t t0;
 	int64_t us;
 	int r;
 
-	r = write_str("/sys/bus/nd/drivers/nd_pmem/unbind", ns);
+	snprintf(path, sizeof(path), "%s/unbind", driver);
+	r = write_str(path, ns);
 	if (r < 0) {
 		printf("cannot unbind %s: %s\n", ns, strerror(-r));
 		return 1;
@@ -119,7 +122,8 @@ static int cmd_rebind(const char *ns, const char *mnt)
 	       (long long)us % 1000);
 	usleep(300000);
 	t0 = now_us();
-	r = write_str("/sys/bus/nd/drivers/nd_pmem/bind", ns);
+	snprintf(path, sizeof(path), "%s/bind", driver);
+	r = write_str(path, ns);
 	if (r < 0) {
 		printf("cannot bind %s: %s\n", ns, strerror(-r));
 		return 1;
@@ -285,8 +289,8 @@ int main(int argc, char **argv)
 		return cmd_wait_word(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "wait-file"))
 		return cmd_wait_file(argv[2], strtoull(argv[3], NULL, 10));
-	if (argc == 4 && !strcmp(argv[1], "rebind"))
-		return cmd_rebind(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "rebind"))
+		return cmd_rebind(argv[2], argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "wait-mount")) {
 		int64_t us = wait_mount(argv[2], 1, strtoull(argv[3], NULL, 10));
 

@@ -12,17 +12,29 @@
 # and fails on a rogue file; a media failure under a file turns health
 # failed with the offset famfs.ko reports, within a poll, and famfsctl check
 # fails; SIGTERM unmounts.  Prints TAP.
+# Scenario "devdax" (test kernel with dev_dax_iomap): the same on
+# /dev/dax0.0, the memmap region made a devdax namespace first.
 export PATH=/bin:/sbin
-MNT=/run/famfs/pmem0
 UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 . /bin/stack-common.sh
+if [ "${1:-main}" = devdax ]; then
+	use_devdax
+	DEV=/dev/dax0.0
+	DRIVER=/sys/bus/dax/drivers/device_dax
+	BOUND=dax0.0
+else
+	DEV=/dev/pmem0
+	DRIVER=/sys/bus/nd/drivers/nd_pmem
+	BOUND=namespace0.0
+fi
+MNT=/run/famfs/${DEV#/dev/}
 prop() { busctl get-property org.famfs.Manager "$OBJ" org.famfs.FileSystem1 "$1" 2>/dev/null | cut -d' ' -f2-; }
 mprop() { busctl get-property org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$1" 2>/dev/null | cut -d' ' -f2-; }
 
 guest_identity "$UUID"
 
 # ---- the device, the bus, the daemon -----------------------------------------
-check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
+check "mkfs.famfs on $DEV" mkfs.famfs -q -f -u /opt/famfs/system_uuid $DEV
 
 start_system_bus
 
@@ -38,7 +50,7 @@ owned() {
 while ! owned && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 check "famfs-manager owns org.famfs.Manager on the system bus" owned
 check "the daemon loaded famfs.ko (kernel-module = /modules/famfs.ko)" test -d /sys/module/famfs
-check "/dev/pmem0 was found and mounted at $MNT" fullstack-tool wait-mount $MNT 10000
+check "$DEV was found and mounted at $MNT" fullstack-tool wait-mount $MNT 10000
 check ".meta/.superblock and .meta/.log are in the mount" test -f $MNT/.meta/.superblock -a -f $MNT/.meta/.log
 OBJ=$(busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 ListFileSystems 2>/dev/null |
 	tr ' ' '\n' | grep '^"/org/famfs/Manager/fs/' | head -1 | tr -d '"')
@@ -50,10 +62,10 @@ sed 's/^/# status: /' /tmp/status.out
 check "famfsctl status shows the kernel backend" grep -q kernel /tmp/status.out
 
 # ---- remove and add ---------------------------------------------------------------
-out=$(fullstack-tool rebind namespace0.0 $MNT)
+out=$(fullstack-tool rebind $DRIVER $BOUND $MNT)
 rc=$?
 echo "# $out"
-if [ $rc = 0 ]; then ok "unbind/bind of the pmem namespace: unmounted, then mounted again"; else nok "rebind: $out"; fi
+if [ $rc = 0 ]; then ok "unbind/bind of $BOUND: unmounted, then mounted again"; else nok "rebind: $out"; fi
 h=$(prop Health)
 check "health is ok again after the device came back ($h)" test "$h" = '"ok"'
 
@@ -127,5 +139,5 @@ i=0
 while kill -0 $MGR_PID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "famfs-manager exits on SIGTERM" sh -c "! kill -0 $MGR_PID 2>/dev/null"
 check "and unmounts $MNT" sh -c "! grep -q ' $MNT ' /proc/mounts"
-check "fsck.famfs on /dev/pmem0 afterwards is clean (the failure is in file data)" fsck.famfs -n /dev/pmem0
+check "fsck.famfs on $DEV afterwards is clean (the failure is in file data)" fsck.famfs -n $DEV
 finish

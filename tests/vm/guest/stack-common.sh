@@ -30,6 +30,16 @@ finish() {
 	exit $?
 }
 
+# use_devdax: the memmap pmem region (namespace0.0) becomes a devdax
+# namespace, /dev/dax0.0 (2 MiB alignment), checked as a TAP line
+use_devdax() {
+	ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M >/tmp/ndctl.out 2>&1
+	i=0
+	while [ ! -c /dev/dax0.0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "ndctl create-namespace -m devdax: /dev/dax0.0 is there" test -c /dev/dax0.0
+	[ -c /dev/dax0.0 ] || sed 's/^/# ndctl: /' /tmp/ndctl.out | head -20
+}
+
 # A process that exited but was not reaped yet (its parent is gone) is a
 # zombie.  One read of /proc/PID/stat decides: testing for the file and
 # then reading it raced with the reaper (the zombie seen, then reaped
@@ -130,13 +140,13 @@ manager_conf() {
 	} >/etc/famfs/manager.conf
 }
 
-# start_manager TIMEOUT_MS: famfs-manager on /dev/pmem0 with that file,
+# start_manager TIMEOUT_MS: famfs-manager on $DEVICE (default /dev/pmem0) with that file,
 # through replay-tool daemon, which returns once the daemon is ready (or
 # fails after TIMEOUT_MS); its pid in PID, replay-tool's report in
 # /tmp/daemon.out and as a TAP comment
 start_manager() {
 	replay-tool daemon /tmp/manager.log "$1" famfs-manager -c /etc/famfs/manager.conf \
-		--device /dev/pmem0 >/tmp/daemon.out 2>&1
+		--device "${DEVICE:-/dev/pmem0}" >/tmp/daemon.out 2>&1
 	rc=$?
 	PID=$(field pid </tmp/daemon.out)
 	echo "# daemon: $(cat /tmp/daemon.out)"

@@ -64,6 +64,7 @@ int read_long(const char *path, long long *val);
 int write_str(const char *path, const char *s);
 void *xmalloc(size_t n);
 int wait_for(const char *path, int tenths);
+void dmesg_clear(void);
 int probe_byte(const volatile unsigned char *p, unsigned char *val);
 int map_v1(int fd, uint32_t ftype, uint64_t size, uint64_t n,
 	   const uint64_t *off, const uint64_t *len);
@@ -76,6 +77,8 @@ int eperm_status(long rc);
 int mount_famfs(const char *opts);
 int make_meta(bool verbose);
 long long dev_size_bytes(void);
+int dev_read(uint64_t off, void *buf, size_t len);
+int dev_write(uint64_t off, const void *buf, size_t len);
 void data_identity(const char *name, int fd, uint64_t size, uint64_t seed1, uint64_t seed2);
 long long dev_matches(uint64_t dev_off, uint64_t len, uint64_t file_off, uint64_t seed);
 
@@ -101,7 +104,8 @@ void test_mkfiles(void);
 void test_namespace(void);
 void test_unmount_unload(void);
 void test_cycles(void);
-void test_devdax(void);
+void use_devdax(void);
+void test_devdax_refused(void);
 void test_dmesg(const char *when);
 
 /* vm_test_shared.c: the shared-memory scenarios */

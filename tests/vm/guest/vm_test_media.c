@@ -46,7 +46,7 @@ void scenario_media(void)
 		return;
 	}
 	p[8192] = 1;
-	sh("dmesg -c >/dev/null");
+	dmesg_clear();
 	rc = neg_errno(madvise((void *)(p + 8192), 4096, MADV_HWPOISON));
 	tap_rc(rc, "madvise(MADV_HWPOISON) on a page of the file");
 	munmap((void *)p, 4 * MiB);
