@@ -26,8 +26,9 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
 tarball=/usr/src/linux-source-6.1.tar.xz
 
 # What the kernel needs beyond x86_64_defconfig + kvm_guest.config: legacy
-# pmem (memmap=), NVDIMM namespaces in devdax mode, fs-dax on devdax, and
-# memory failure injection; everything built in, no debug info.
+# pmem (memmap=), qemu's NVDIMMs (ACPI NFIT) with namespaces in devdax mode,
+# CXL type-3 memory regions as devdax, fs-dax on devdax, and memory failure
+# injection; everything built in, no debug info.
 fragment='CONFIG_MODULES=y
 CONFIG_MODULE_UNLOAD=y
 CONFIG_ZONE_DEVICE=y
@@ -41,6 +42,14 @@ CONFIG_ND_PFN=y
 CONFIG_NVDIMM_PFN=y
 CONFIG_NVDIMM_DAX=y
 CONFIG_X86_PMEM_LEGACY=y
+CONFIG_ACPI_NFIT=y
+CONFIG_CXL_BUS=y
+CONFIG_CXL_PCI=y
+CONFIG_CXL_ACPI=y
+CONFIG_CXL_PMEM=y
+CONFIG_CXL_MEM=y
+CONFIG_CXL_PORT=y
+CONFIG_CXL_REGION=y
 CONFIG_DAX=y
 CONFIG_DEV_DAX=y
 CONFIG_DEV_DAX_PMEM=y
@@ -86,7 +95,7 @@ make -s -C "$src" O="$build" x86_64_defconfig >&2
 	"$src/kernel/configs/kvm_guest.config" "$out/famfs.config" >/dev/null
 make -s -C "$src" O="$build" olddefconfig >&2
 # merge_config warns about what olddefconfig then drops; what must be there is checked here
-for opt in DEV_DAX_IOMAP FS_DAX DEV_DAX DEV_DAX_PMEM BLK_DEV_PMEM X86_PMEM_LEGACY MEMORY_FAILURE; do
+for opt in DEV_DAX_IOMAP FS_DAX DEV_DAX DEV_DAX_PMEM BLK_DEV_PMEM X86_PMEM_LEGACY ACPI_NFIT MEMORY_FAILURE; do
 	grep -q "^CONFIG_$opt=y" "$build/.config" || { echo "build-test-kernel: CONFIG_$opt is not set" >&2; exit 1; }
 done
 make -s -C "$src" O="$build" -j"$(nproc)" bzImage modules >&2

@@ -4,7 +4,9 @@
 # run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
 #
 # usage: run-vm.sh --scenario NAME --guest-test FILE [options]
-#   --scenario main|shared|media|bench|big
+#   --scenario main|shared|media|bench|big|devdax|devdax-media|devdax-shared
+#                       devdax*: as main, media and shared, on /dev/dax0.0
+#                       (with --test-kernel)
 #                       what the guest runs (the test program's argument);
 #                       big: a 32 GiB sparse file-backed NVDIMM instead of memmap
 #   --guest-test FILE   the guest test program (static), becomes /bin/<name>
@@ -249,7 +251,7 @@ cleanup() {
 trap cleanup EXIT
 
 case $scenario in
-shared)
+shared | devdax-shared)
 	# A file-backed NVDIMM: the same memory is mapped by the guest and by
 	# the other host, which is either a process here (--peer) or a second
 	# guest (--second-guest).  The label area lets ndctl make an fsdax
@@ -300,7 +302,7 @@ if [ "$second_guest" = 1 ]; then
 	done
 	echo "# guest 1 wrote its half after $(( $(date +%s) - start )) s; booting guest 2"
 	timeout --foreground -k 10 "$vm_timeout" "${qemu[@]}" \
-		-append "$append famfs_scenario=client" </dev/null >"$workdir/console2.log" 2>&1
+		-append "$append famfs_scenario=${scenario%shared}client" </dev/null >"$workdir/console2.log" 2>&1
 	q2rc=$?
 	echo "# guest 2 (qemu) exit $q2rc"
 	wait "$vm1_pid"

@@ -13,9 +13,17 @@
 # daemons: both report it within a poll or two, refuse CreateFile, unmount
 # the old file system and mount the new one, which stays empty.  Afterwards
 # fsck.famfs on the shared device is clean.
+# Scenarios devdax-shared and devdax-client: the same on /dev/dax0.0, a
+# devdax namespace on the NVDIMM (test kernel with dev_dax_iomap).
 export PATH=/bin:/sbin
-ROLE=$1
-MNT=/run/famfs/pmem0
+ROLE=${1#devdax-}
+case $1 in
+devdax-*) DEV=/dev/dax0.0 MODE=devdax ;;
+*) DEV=/dev/pmem0 MODE=fsdax ;;
+esac
+MNT=/run/famfs/${DEV#/dev/}
+# is_dev: the device node is there (a block device, or devdax's character one)
+is_dev() { test -b $DEV -o -c $DEV; }
 READY=0x5245414459       # client mounted and saw the first files
 SEEN=0x5345454e          # client saw the second file
 CREATED=0x435245415445   # master's CreateFile of the second file returned
@@ -89,14 +97,14 @@ else
 fi
 
 if [ "$ROLE" != client ]; then
-	ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=mem >/tmp/ndctl.out 2>&1 ||
-		ndctl create-namespace -r region0 -m fsdax -a 2M --map=mem >/tmp/ndctl.out 2>&1
-	check "ndctl create-namespace -m fsdax on the shared NVDIMM" test -b /dev/pmem0 -o -e /sys/bus/nd/devices/namespace0.0
+	ndctl create-namespace -f -e namespace0.0 -m $MODE -a 2M --map=mem >/tmp/ndctl.out 2>&1 ||
+		ndctl create-namespace -r region0 -m $MODE -a 2M --map=mem >/tmp/ndctl.out 2>&1
+	check "ndctl create-namespace -m $MODE on the shared NVDIMM" sh -c "test -b $DEV -o -c $DEV -o -e /sys/bus/nd/devices/namespace0.0"
 fi
 i=0
-while [ ! -b /dev/pmem0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-check "/dev/pmem0 is there" test -b /dev/pmem0
-[ "$ROLE" != client ] && check "mkfs.famfs on the shared /dev/pmem0" mkfs.famfs -q -f -u /opt/famfs/system_uuid /dev/pmem0
+while ! is_dev && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "$DEV is there" is_dev
+[ "$ROLE" != client ] && check "mkfs.famfs on the shared $DEV" mkfs.famfs -q -f -u /opt/famfs/system_uuid $DEV
 
 start_system_bus
 # torn-tail-grace is also how long a re-formatted file system stays failed
@@ -108,7 +116,7 @@ MGR_PID=$!
 i=0
 while ! owned && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 check "famfs-manager is on the system bus" owned
-check "/dev/pmem0 mounted at $MNT by the daemon" fullstack-tool wait-mount $MNT 10000
+check "$DEV mounted at $MNT by the daemon" fullstack-tool wait-mount $MNT 10000
 role=$(famfsctl status 2>&1 | grep role:)
 echo "# $role"
 if [ "$ROLE" = client ]; then
@@ -152,7 +160,11 @@ if [ "$ROLE" != client ]; then
 	QUERY_MS=$(query_ms)
 	echo 7e1f0c2a-3333-4d44-8e55-66ff77aa88bb >/tmp/third.uuid
 	rm -f /tmp/third.img
-	truncate -s $(( $(cat /sys/block/pmem0/size) * 512 )) /tmp/third.img
+	if [ $MODE = devdax ]; then
+		truncate -s $(cat /sys/bus/dax/devices/dax0.0/size) /tmp/third.img
+	else
+		truncate -s $(( $(cat /sys/block/pmem0/size) * 512 )) /tmp/third.img
+	fi
 	check "mkfs.famfs by the third host (into an image of the device's size)" \
 		mkfs.famfs -q -f -u /tmp/third.uuid /tmp/third.img
 	check "the third host's log onto the shared memory" \
@@ -169,8 +181,8 @@ if [ "$ROLE" != client ]; then
 	while kill -0 $MGR_PID 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	check "SIGTERM: the daemon exits and unmounts" sh -c "! grep -q ' $MNT ' /proc/mounts"
 	echo 3 >/proc/sys/vm/drop_caches
-	check "fsck.famfs on the shared device afterwards is clean" fsck.famfs -n /dev/pmem0
-	fsck.famfs -n /dev/pmem0 >/tmp/fsck.out 2>&1
+	check "fsck.famfs on the shared device afterwards is clean" fsck.famfs -n $DEV
+	fsck.famfs -n $DEV >/tmp/fsck.out 2>&1
 	sed 's/^/#   /' /tmp/fsck.out
 	check "... and it is the third host's empty file system" \
 		sh -c "grep -q 'Log: 0 of' /tmp/fsck.out && grep -q 'Namespace: 0 files, 0 directories' /tmp/fsck.out"
