@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -77,6 +79,37 @@ static void *map_aligned(int fd, uint64_t len, bool writable)
 	return mapped;
 }
 
+/*
+ * A device-dax instance that is not bound to device_dax has no character
+ * device: in system-ram mode (kmem) its memory is the kernel's.  When
+ * @path names such an instance, say which driver has it instead of a bare
+ * "No such file or directory".
+ */
+static int dax_instance_unusable(const char *path, struct famfs_err *err)
+{
+	char copy[PATH_MAX], sysfs[PATH_MAX + 64], target[PATH_MAX];
+	const char *name;
+	ssize_t n;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+		return 0;
+	name = basename(copy);
+	if (strncmp(name, "dax", 3) != 0)
+		return 0;
+	snprintf(sysfs, sizeof(sysfs), "/sys/bus/dax/devices/%s", name);
+	if (access(sysfs, F_OK) < 0)
+		return 0;
+	snprintf(sysfs, sizeof(sysfs), "/sys/bus/dax/devices/%s/driver", name);
+	n = readlink(sysfs, target, sizeof(target) - 1);
+	if (n < 0)
+		return famfs_err_set(err, -ENXIO, "cannot open %s: dax instance %s has no driver bound "
+				     "(daxctl reconfigure-device --mode=devdax %s)", path, name, name);
+	target[n] = 0;
+	return famfs_err_set(err, -ENXIO, "cannot open %s: dax instance %s is bound to %s%s, not device_dax "
+			     "(daxctl reconfigure-device --mode=devdax %s)", path, name, basename(target),
+			     strcmp(basename(target), "kmem") ? "" : " (system-ram mode)", name);
+}
+
 int famfs_device_open(const char *path, unsigned flags,
 		      struct famfs_device **ret, struct famfs_err *err)
 {
@@ -89,8 +122,12 @@ int famfs_device_open(const char *path, unsigned flags,
 
 	if (!path || !*path)
 		return famfs_err_set(err, -EINVAL, "no device given");
-	if (stat(path, &st) < 0)
-		return famfs_err_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
+	if (stat(path, &st) < 0) {
+		r = -errno;
+		if (r == -ENOENT && dax_instance_unusable(path, err) < 0)
+			return -ENXIO;
+		return famfs_err_set(err, r, "cannot open %s: %s", path, strerror(-r));
+	}
 	if (S_ISBLK(st.st_mode) && (flags & FAMFS_DEVICE_EXCL))
 		oflags |= O_EXCL;
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))

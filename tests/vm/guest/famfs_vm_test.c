@@ -52,6 +52,8 @@ static void scenario_devdax(void)
 {
 	use_devdax();
 	module_tests();
+	test_devdax_wrong_mode();
+	test_dmesg("at the end");
 }
 
 int main(int argc, char **argv)

@@ -106,6 +106,7 @@ void test_unmount_unload(void);
 void test_cycles(void);
 void use_devdax(void);
 void test_devdax_refused(void);
+void test_devdax_wrong_mode(void);
 void test_dmesg(const char *when);
 
 /* vm_test_shared.c: the shared-memory scenarios */

@@ -196,6 +196,43 @@ void use_devdax(void)
 	dev = "/dev/dax0.0";
 }
 
+/*
+ * A devdax instance in system-ram mode (kmem; not onlined, so it can come
+ * back): no character device, and every tool says which driver has it;
+ * back in devdax mode the file system is as it was.
+ */
+void test_devdax_wrong_mode(void)
+{
+	int before, rc;
+
+	before = sh(FSCK " -n /dev/dax0.0 >/dev/null 2>&1");
+	rc = sh("daxctl reconfigure-device --mode=system-ram --no-online dax0.0 >/tmp/daxctl.out 2>&1");
+	if (rc)
+		sh("sed 's/^/# daxctl: /' /tmp/daxctl.out");
+	tap(rc == 0, "daxctl reconfigure-device --mode=system-ram --no-online dax0.0");
+	if (rc)
+		return;
+	sh("insmod " KO);
+	rc = mount_famfs("");
+	tap(rc != 0, "mount -t famfs /dev/dax0.0 in system-ram mode fails (%s)", strerror(-rc));
+	if (!rc)
+		umount(MNT);
+	rc = sh(FSCK " /dev/dax0.0 >/tmp/fsck.out 2>&1");
+	sh("sed 's/^/# fsck: /' /tmp/fsck.out");
+	tap(rc != 0 && sh("grep -q 'bound to kmem (system-ram mode)' /tmp/fsck.out") == 0,
+	    "fsck.famfs says dax0.0 is in system-ram mode (exit %d)", rc);
+	rc = sh(MKFS " -f /dev/dax0.0 >/tmp/mkfs.out 2>&1");
+	tap(rc != 0 && sh("grep -q 'system-ram mode' /tmp/mkfs.out") == 0,
+	    "mkfs.famfs -f refuses it, saying the same (exit %d)", rc);
+	rc = sh("daxctl reconfigure-device --mode=devdax dax0.0 >/tmp/daxctl.out 2>&1");
+	if (rc)
+		sh("sed 's/^/# daxctl: /' /tmp/daxctl.out");
+	tap(rc == 0 && wait_for("/dev/dax0.0", 50) == 0, "back to devdax mode: /dev/dax0.0 is there again");
+	rc = sh(FSCK " -n /dev/dax0.0 >/dev/null 2>&1");
+	tap(rc == before, "fsck.famfs -n gives what it gave before (%d, %d): nothing was changed", before, rc);
+	sh("rmmod famfs");
+}
+
 /* On a stock kernel: mkfs and fsck work on devdax, the mount is refused, saying why. */
 void test_devdax_refused(void)
 {
