@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vm_mmap_bw - sequential mmap read bandwidth: a famfs file against the
- * same bytes read through a raw /dev/pmem0 mapping, in the same boot
+ * same bytes read through a raw mapping of its device, in the same boot
+ *
+ * usage: vm_mmap_bw [bench|bench-devdax]
+ * "bench" measures on /dev/pmem0; "bench-devdax" (the test kernel with
+ * dev_dax_iomap, two memmap regions) measures on /dev/pmem0 and then on
+ * /dev/dax1.0, the second region made a devdax namespace, so that both
+ * figures come from one boot.
  *
  * Runs inside the test VM (bench/vm/meson.build boots it with
  * tests/vm/run-vm.sh).  It loads famfs.ko, makes a file system with
@@ -34,7 +40,6 @@
 
 #include "vm_common.h"
 
-#define DEV	"/dev/pmem0"
 #define MNT	"/mnt/famfs"
 #define FSIZE	(256 * MiB)
 #define RUNS	7
@@ -153,7 +158,8 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int main(void)
+/* One device: mkfs, mount, a 256 MiB file, RUNS alternating reads of it and of the raw device. */
+static void bench_device(const char *dev)
 {
 	double t_famfs[RUNS], t_raw[RUNS], bw_f, bw_r, gib = FSIZE / (double)(1 << 30);
 	long long pte = 0, pmd = 0, pud = 0;
@@ -163,11 +169,13 @@ int main(void)
 	unsigned char sb[4096];
 	char *buf;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (sh("insmod /modules/famfs.ko") || sh("/bin/mkfs.famfs " DEV " >/dev/null"))
+	char cmd[128], what[160];
+
+	snprintf(cmd, sizeof(cmd), "/bin/mkfs.famfs -f %s >/dev/null", dev);
+	if (sh("insmod /modules/famfs.ko") || sh(cmd))
 		bail("insmod famfs.ko / mkfs.famfs");
 	mkdir(MNT, 0755);
-	if (mount(DEV, MNT, "famfs", 0, ""))
+	if (mount(dev, MNT, "famfs", 0, ""))
 		bail("mount");
 	mkdir(MNT "/.meta", 0700);
 	fd = open(MNT "/.meta/.superblock", O_RDWR | O_CREAT, 0444);
@@ -193,12 +201,12 @@ int main(void)
 	}
 	free(buf);
 
-	dfd = open(DEV, O_RDONLY);
+	dfd = open(dev, O_RDONLY);
 	if (dfd < 0)
-		bail("open " DEV);
+		bail("open the device");
 
-	printf("# famfs file: 256 MiB at device offset %llu; %d runs each, alternating\n",
-	       (unsigned long long)data0, RUNS);
+	printf("# %s: famfs file of 256 MiB at device offset %llu; %d runs each, alternating\n",
+	       dev, (unsigned long long)data0, RUNS);
 	for (i = 0; i < RUNS; i++) {
 		write_str("/sys/fs/famfs/fault_count_enable", "1");
 		t_famfs[i] = timed_read(fd, 0, &sum_f, &flt);
@@ -216,29 +224,47 @@ int main(void)
 			first_r = sum_r;
 		}
 		same &= sum_f == first_f && sum_r == first_r && sum_f == sum_r;
-		printf("# run %d: famfs %.1f MiB/s, raw /dev/pmem0 %.1f MiB/s\n", i + 1,
-		       256 / t_famfs[i], 256 / t_raw[i]);
+		printf("# run %d: famfs %.1f MiB/s, raw %s %.1f MiB/s\n", i + 1,
+		       256 / t_famfs[i], dev, 256 / t_raw[i]);
 	}
 	close(dfd);
 	close(fd);
 
 	bw_f = 256 / median(t_famfs, RUNS);
 	bw_r = 256 / median(t_raw, RUNS);
-	printf("# median sequential mmap read: famfs %.1f MiB/s, raw /dev/pmem0 %.1f MiB/s\n",
-	       bw_f, bw_r);
-	printf("# ratio famfs/raw: %.3f (target >= 0.95: %s)\n", bw_f / bw_r,
+	printf("# %s: median sequential mmap read: famfs %.1f MiB/s, raw %.1f MiB/s\n",
+	       dev, bw_f, bw_r);
+	printf("# %s: ratio famfs/raw: %.3f (target >= 0.95: %s)\n", dev, bw_f / bw_r,
 	       bw_f / bw_r >= 0.95 ? "met" : "NOT met");
-	printf("# famfs faults per GiB: pte %.1f, pmd %.1f, pud %.1f\n",
+	printf("# %s: famfs faults per GiB: pte %.1f, pmd %.1f, pud %.1f\n", dev,
 	       pte / (gib * RUNS), pmd / (gib * RUNS), pud / (gib * RUNS));
-	printf("# minor faults per GiB (getrusage): famfs %.1f, raw /dev/pmem0 %.1f\n",
+	printf("# %s: minor faults per GiB (getrusage): famfs %.1f, raw %.1f\n", dev,
 	       flt_f / (gib * RUNS), flt_r / (gib * RUNS));
 
-	tap(same, "famfs and /dev/pmem0 mappings read the same bytes in every run");
-	tap(pte == 0 && pmd == RUNS * (long long)(FSIZE / ALIGN_2M),
-	    "famfs served the file with PMD faults only (128 per run)");
+	snprintf(what, sizeof(what), "famfs and raw %s mappings read the same bytes in every run", dev);
+	tap(same, what);
+	snprintf(what, sizeof(what), "famfs on %s served the file with PMD faults only (128 per run)", dev);
+	tap(pte == 0 && pmd == RUNS * (long long)(FSIZE / ALIGN_2M), what);
 
 	umount(MNT);
 	sh("rmmod famfs");
+}
+
+int main(int argc, char **argv)
+{
+	const char *scenario = argc > 1 ? argv[1] : "bench";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	bench_device("/dev/pmem0");
+	if (!strcmp(scenario, "bench-devdax")) {
+		if (sh("ndctl create-namespace -f -e namespace1.0 -m devdax -a 2M >/tmp/ndctl.out 2>&1") ||
+		    access("/dev/dax1.0", F_OK)) {
+			sh("sed 's/^/# ndctl: /' /tmp/ndctl.out");
+			errno = ENODEV;
+			bail("ndctl create-namespace -m devdax on the second region");
+		}
+		bench_device("/dev/dax1.0");
+	}
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }

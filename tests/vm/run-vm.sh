@@ -4,7 +4,7 @@
 # run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
 #
 # usage: run-vm.sh --scenario NAME --guest-test FILE [options]
-#   --scenario main|shared|media|bench|big|devdax|devdax-media|devdax-shared
+#   --scenario main|shared|media|bench|big|devdax|devdax-media|devdax-shared|bench-devdax
 #                       devdax*: as main, media and shared, on /dev/dax0.0
 #                       (with --test-kernel)
 #                       what the guest runs (the test program's argument);
@@ -280,6 +280,11 @@ big)
 	qemu+=(-machine pc,nvdimm=on -m 2G,slots=2,maxmem=40G
 	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=32770M,align=2M
 	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
+	;;
+bench-devdax)
+	# two legacy pmem regions: /dev/pmem0, and the second made devdax
+	qemu+=(-m 3G)
+	append="$append memmap=512M!1G memmap=512M!2G"
 	;;
 *)
 	qemu+=(-m 2G)
