@@ -755,9 +755,10 @@ int main(int argc, char **argv)
 	interop_dir = g_getenv("FAMFS_INTEROP_DIR");
 	fsck_path = g_getenv("FSCK_FAMFS");
 	if (!interop_dir || !g_file_test(interop_dir, G_FILE_TEST_IS_DIR)) {
+		/* a TAP skip: meson counts a non-zero exit of a TAP test as an error */
 		g_print("1..0 # SKIP no interop fixtures (FAMFS_INTEROP_DIR=%s)\n",
 			interop_dir ? interop_dir : "unset");
-		return 77;
+		return 0;
 	}
 	for (size_t f = 0; f < G_N_ELEMENTS(fixtures); f++) {
 		for (size_t t = 0; t < G_N_ELEMENTS(tests); t++) {
