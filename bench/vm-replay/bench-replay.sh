@@ -22,9 +22,18 @@
 #              sent) → its "famfs mounted" line (replay-tool hotplug)
 # Every run's mount is checked to hold all the files; famfsctl check and
 # fsck.famfs at the end.  Prints TAP, and "# bench:" lines with the numbers.
+# Scenario devdax-big (test kernel with dev_dax_iomap): the same on the
+# NVDIMM in devdax mode, /dev/dax0.0, the device leaving and coming back
+# by an unbind/bind of device_dax.
 export PATH=/bin:/sbin
 RUNS=${RUNS:-5}
-MNT=/run/famfs/pmem0
+if [ "${1:-big}" = devdax-big ]; then
+	DEV=/dev/dax0.0 MODE=devdax
+else
+	DEV=/dev/pmem0 MODE=fsdax
+fi
+MNT=/run/famfs/${DEV#/dev/}
+DEVICE=$DEV	# start_manager's device
 UUIDF=/opt/famfs/system_uuid
 . /bin/stack-common.sh
 mounted() { grep -q " $1 famfs " /proc/mounts; }
@@ -34,24 +43,29 @@ mkdir -p /mnt/bare
 guest_identity 5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 
 # ---- the device --------------------------------------------------------------
-ndctl create-namespace -f -e namespace0.0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1 ||
-	ndctl create-namespace -r region0 -m fsdax -a 2M --map=dev >/tmp/ndctl.out 2>&1
+ndctl create-namespace -f -e namespace0.0 -m $MODE -a 2M --map=dev >/tmp/ndctl.out 2>&1 ||
+	ndctl create-namespace -r region0 -m $MODE -a 2M --map=dev >/tmp/ndctl.out 2>&1
+is_dev() { test -b $DEV -o -c $DEV; }
 i=0
-while [ ! -b /dev/pmem0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if ! test -b /dev/pmem0; then
-	nok "ndctl create-namespace -m fsdax --map=dev on the 32 GiB NVDIMM"
+while ! is_dev && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! is_dev; then
+	nok "ndctl create-namespace -m $MODE --map=dev on the 32 GiB NVDIMM"
 	sed 's/^/#   /' /tmp/ndctl.out
 	finish
 fi
-ok "ndctl create-namespace -m fsdax --map=dev on the 32 GiB NVDIMM"
-sz=$(cat /sys/block/pmem0/size)
+ok "ndctl create-namespace -m $MODE --map=dev on the 32 GiB NVDIMM"
+if [ $MODE = devdax ]; then
+	sz=$(( $(cat /sys/bus/dax/devices/dax0.0/size) / 512 ))
+else
+	sz=$(cat /sys/block/pmem0/size)
+fi
 dmesg | grep -i -e "mitigation" -e "page table isolation" | head -5 | sed "s/^/# guest kernel: /"
-echo "# /dev/pmem0: $((sz / 2048)) MiB; guest CPUs: $(grep -c ^processor /proc/cpuinfo)"
-check "mkfs.famfs on /dev/pmem0" mkfs.famfs -q -f -u $UUIDF /dev/pmem0
+echo "# $DEV: $((sz / 2048)) MiB; guest CPUs: $(grep -c ^processor /proc/cpuinfo)"
+check "mkfs.famfs on $DEV" mkfs.famfs -q -f -u $UUIDF $DEV
 insmod /modules/famfs.ko
 check "famfs.ko loaded" test -d /sys/module/famfs
 
-replay-tool fill /dev/pmem0 $UUIDF f 2097152 >/tmp/fill.out 2>&1
+replay-tool fill $DEV $UUIDF f 2097152 >/tmp/fill.out 2>&1
 files=$(field files </tmp/fill.out)
 echo "# fill: $(cat /tmp/fill.out)"
 check "the 8 MiB log is full: $files files of 2 MiB (log entries only)" test "${files:-0}" -ge 15000
@@ -68,7 +82,7 @@ opens=
 replays=
 checks=
 for r in $(seq $RUNS); do
-	replay-tool view /dev/pmem0 >/tmp/view.out
+	replay-tool view $DEV >/tmp/view.out
 	vals="$vals $(field view_us </tmp/view.out)"
 	opens="$opens $(field open_us </tmp/view.out)"
 	replays="$replays $(field replay_us </tmp/view.out)"
@@ -83,7 +97,7 @@ bare_ok=1
 bare_loop() {
 	vals=
 	for r in $(seq $RUNS); do
-		out=$(replay-tool bare /dev/pmem0 /mnt/bare $1) || { bare_ok=0; echo "# bare $1: $out"; }
+		out=$(replay-tool bare $DEV /mnt/bare $1) || { bare_ok=0; echo "# bare $1: $out"; }
 		v=$(echo "$out" | field bare_us)
 		vals="$vals ${v:-0}"
 		c=$(replay-tool count /mnt/bare | field files)
@@ -157,17 +171,21 @@ famfs-manager -c /etc/famfs/manager.conf >/tmp/hotplug.log 2>&1 &
 HPID=$!
 i=0
 while ! grep -q ': famfs mounted ' /tmp/hotplug.log && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-# fsdax: nd_pmem drives the pfn device that claims the namespace
-ndpmem=$(basename "$(readlink -f /sys/block/pmem0/device)")
-echo "# hotplug: /dev/pmem0 is nd_pmem's $ndpmem"
+if [ $MODE = devdax ]; then
+	ndpmem=dax0.0 driver=/sys/bus/dax/drivers/device_dax
+else
+	# fsdax: nd_pmem drives the pfn device that claims the namespace
+	ndpmem=$(basename "$(readlink -f /sys/block/pmem0/device)") driver=/sys/bus/nd/drivers/nd_pmem
+fi
+echo "# hotplug: $DEV is $(basename $driver)'s $ndpmem"
 hp_e2e=
 hp_be=
 hp_bind=
 hp_ok=1
-grep -q ': famfs mounted ' /tmp/hotplug.log || { hp_ok=0; echo "# hotplug: the daemon did not mount /dev/pmem0 at start"; }
+grep -q ': famfs mounted ' /tmp/hotplug.log || { hp_ok=0; echo "# hotplug: the daemon did not mount $DEV at start"; }
 for r in $(seq $RUNS); do
 	[ $hp_ok = 1 ] || break
-	out=$(replay-tool hotplug "$ndpmem" $MNT /tmp/hotplug.log 60000 2>&1) ||
+	out=$(replay-tool hotplug "$ndpmem" $MNT /tmp/hotplug.log 60000 $driver 2>&1) ||
 		{ hp_ok=0; echo "# hotplug run $r: $out"; sed 's/^/#   /' /tmp/hotplug.log | tail -15; break; }
 	hp_e2e="$hp_e2e $(echo "$out" | field hotplug_us)"
 	hp_bind="$hp_bind $(echo "$out" | field bind_us)"
@@ -186,7 +204,7 @@ check "famfsctl check after the hotplug runs is clean" famfsctl check $MNT
 kill -TERM $HPID
 wait_gone $HPID 300
 mounted $MNT && umount $MNT
-check "fsck.famfs on /dev/pmem0 afterwards is clean" fsck.famfs -n /dev/pmem0
+check "fsck.famfs on $DEV afterwards is clean" fsck.famfs -n $DEV
 
 # ---- results -------------------------------------------------------------------
 full_med=$(replay-tool median $(cat /tmp/full.e2e))
@@ -198,7 +216,7 @@ re_be_med=$(replay-tool median $(cat /tmp/re.be))
 hp_med=$(replay-tool median ${hp_e2e:-0})
 hp_be_med=$(replay-tool median ${hp_be:-0})
 ratio() { awk "BEGIN { if ($2 > 0) printf \"%.2f\", $1 / $2; else print \"-\" }"; }
-echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB fsdax NVDIMM (TCG) ----"
+echo "# bench: ---- medians of $RUNS runs, $files files, full 8 MiB log, $((sz / 2048)) MiB $MODE NVDIMM (TCG) ----"
 echo "# bench: famfs-manager --version (baseline, process start) $(ms $exec_med) ms"
 echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) ms (open $(ms $(replay-tool median $opens)), replay $(ms $(replay-tool median $replays)))"
 echo "# bench: attach-time check alone (runs beside the replay)  $(ms $(replay-tool median $checks)) ms"

@@ -27,9 +27,10 @@
  *       instantiation of the namespace, which on a fresh mount with two
  *       CPUs overlaps the replay, as the daemon logs them), then leaves a
  *       child copying the rest of the daemon's stderr to LOG
- *   replay-tool hotplug NAMESPACE MNT LOG TIMEOUT_MS
+ *   replay-tool hotplug DEVICE MNT LOG TIMEOUT_MS [DRIVER]
  *       the device leaves and comes back while a daemon runs (automount, udev
- *       events): unbinds the nd_pmem device NAMESPACE, waits until MNT is
+ *       events): unbinds DEVICE from DRIVER (a sysfs driver directory;
+ *       default /sys/bus/nd/drivers/nd_pmem), waits until MNT is
  *       unmounted, binds it again and times, from the return of the bind
  *       (the device is probed, its uevent sent), the next "famfs mounted"
  *       line in LOG (the running daemon's stderr): "bind_us N hotplug_us H
@@ -515,15 +516,17 @@ static int write_sysfs(const char *path, const char *value)
 static int cmd_hotplug(int argc, char **argv)
 {
 	uint64_t t0, bind_us, deadline;
-	char buf[4096], *line = NULL;
+	char buf[4096], *line = NULL, unbind[PATH_MAX], bind[PATH_MAX];
 	unsigned long backend_ms = 0, inst_us = 0;
 	long len;
 	int r, watch;
 
 	if (argc < 6)
-		return die("hotplug", "usage: hotplug NAMESPACE MNT LOG TIMEOUT_MS");
+		return die("hotplug", "usage: hotplug DEVICE MNT LOG TIMEOUT_MS [DRIVER]");
+	snprintf(unbind, sizeof(unbind), "%s/unbind", argc > 6 ? argv[6] : "/sys/bus/nd/drivers/nd_pmem");
+	snprintf(bind, sizeof(bind), "%s/bind", argc > 6 ? argv[6] : "/sys/bus/nd/drivers/nd_pmem");
 	deadline = strtoull(argv[5], NULL, 0) * 1000;
-	r = write_sysfs("/sys/bus/nd/drivers/nd_pmem/unbind", argv[2]);
+	r = write_sysfs(unbind, argv[2]);
 	if (r < 0)
 		return die("unbind", strerror(-r));
 	t0 = now_us();
@@ -540,7 +543,7 @@ static int cmd_hotplug(int argc, char **argv)
 	if (watch < 0 || inotify_add_watch(watch, argv[4], IN_MODIFY) < 0)
 		return die("inotify", strerror(errno));
 	t0 = now_us();
-	r = write_sysfs("/sys/bus/nd/drivers/nd_pmem/bind", argv[2]);
+	r = write_sysfs(bind, argv[2]);
 	if (r < 0)
 		return die("bind", strerror(-r));
 	bind_us = now_us() - t0;

@@ -4,7 +4,7 @@
 # run-vm.sh - boot a famfs guest test under qemu (TCG) and report TAP
 #
 # usage: run-vm.sh --scenario NAME --guest-test FILE [options]
-#   --scenario main|shared|media|bench|big|devdax|devdax-media|devdax-shared|bench-devdax
+#   --scenario main|shared|media|bench|big|devdax|devdax-media|devdax-shared|devdax-big|bench-devdax
 #                       devdax*: as main, media and shared, on /dev/dax0.0
 #                       (with --test-kernel)
 #                       what the guest runs (the test program's argument);
@@ -214,6 +214,7 @@ for e in "${extras[@]}"; do add_prog "$e"; done
 [ -n "$fsck_bin" ] && add_prog "$fsck_bin"
 add_prog "$(command -v ndctl)"
 add_prog "$(command -v daxctl)"
+command -v cxl >/dev/null && add_prog "$(command -v cxl)"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 
 cp "$here/guest/init.sh" "$root/init"
@@ -230,7 +231,7 @@ echo "$(basename "$guest_test")" >"$root/etc/famfs-test"
 console=$workdir/console.log
 # The big scenario (the vm-replay benchmark) gets two vCPUs, each its own
 # host thread under MTTCG, so the daemon's threaded work runs in parallel.
-[ "$scenario" = big ] && smp=${smp:-2}
+case $scenario in big | devdax-big) smp=${smp:-2} ;; esac
 smp=${smp:-1}
 case $smp in
 [1-8]) ;;
@@ -246,7 +247,7 @@ shm=
 cleanup() {
 	[ -n "$peer_pid" ] && kill "$peer_pid" 2>/dev/null
 	[ -n "$vm1_pid" ] && kill "$vm1_pid" 2>/dev/null
-	[ -n "$shm" ] && rm -f "$shm"
+	[ -n "$shm" ] && rm -f "$shm" "$shm.lsa"
 }
 trap cleanup EXIT
 
@@ -270,7 +271,7 @@ shared | devdax-shared)
 		peer_pid=$!
 	fi
 	;;
-big)
+big | devdax-big)
 	# A 32 GiB NVDIMM backed by a sparse host file, with a label area so
 	# ndctl can make an fsdax namespace (--map=dev keeps the struct pages
 	# on the device, not in the 2 GiB of guest RAM).  Only the pages the
@@ -280,6 +281,19 @@ big)
 	qemu+=(-machine pc,nvdimm=on -m 2G,slots=2,maxmem=40G
 	       -object memory-backend-file,id=nvmem,share=on,mem-path=$shm,size=32770M,align=2M
 	       -device nvdimm,id=nv1,memdev=nvmem,label-size=128K)
+	;;
+cxl)
+	# qemu's CXL type-3 memory device (persistent, file-backed) behind a
+	# CXL host bridge and root port, with a 4 GiB fixed memory window
+	shm=/dev/shm/famfs-vm-cxl.$$
+	truncate -s 512M "$shm" "$shm.lsa" || bail "cannot create $shm"
+	qemu+=(-machine q35,cxl=on -m 2G,maxmem=4G,slots=4
+	       -object memory-backend-file,id=cxl-mem0,share=on,mem-path=$shm,size=512M
+	       -object memory-backend-file,id=cxl-lsa0,share=on,mem-path=$shm.lsa,size=512M
+	       -device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+	       -device cxl-rp,port=0,bus=cxl.1,id=cxl_rp0,chassis=0,slot=2
+	       -device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+	       -M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 	;;
 bench-devdax)
 	# two legacy pmem regions: /dev/pmem0, and the second made devdax
