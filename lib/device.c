@@ -80,34 +80,41 @@ static void *map_aligned(int fd, uint64_t len, bool writable)
 }
 
 /*
- * A device-dax instance that is not bound to device_dax has no character
- * device: in system-ram mode (kmem) its memory is the kernel's.  When
- * @path names such an instance, say which driver has it instead of a bare
- * "No such file or directory".
+ * A device-dax instance that is not bound to device_dax cannot be opened
+ * (ENXIO; on some kernels its node goes away, ENOENT): in system-ram mode
+ * (kmem) its memory is the kernel's.  When @path names such an instance,
+ * say which driver has it instead of a bare errno.
  */
-static int dax_instance_unusable(const char *path, struct famfs_err *err)
+static int dax_instance_unusable(const char *path, const struct stat *st, struct famfs_err *err)
 {
-	char copy[PATH_MAX], sysfs[PATH_MAX + 64], target[PATH_MAX];
-	const char *name;
+	char copy[PATH_MAX], dir[PATH_MAX + 64], link[PATH_MAX + 80], target[PATH_MAX];
+	const char *name, *driver;
 	ssize_t n;
 
-	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+	if (st) {
+		/* the node's own device, whatever name (or symlink) @path is */
+		snprintf(link, sizeof(link), "/sys/dev/char/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+		if (!realpath(link, copy))
+			return 0;
+	} else if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy)) {
 		return 0;
+	}
 	name = basename(copy);
 	if (strncmp(name, "dax", 3) != 0)
 		return 0;
-	snprintf(sysfs, sizeof(sysfs), "/sys/bus/dax/devices/%s", name);
-	if (access(sysfs, F_OK) < 0)
+	snprintf(dir, sizeof(dir), "/sys/bus/dax/devices/%s", name);
+	if (access(dir, F_OK) < 0)
 		return 0;
-	snprintf(sysfs, sizeof(sysfs), "/sys/bus/dax/devices/%s/driver", name);
-	n = readlink(sysfs, target, sizeof(target) - 1);
+	snprintf(link, sizeof(link), "%s/driver", dir);
+	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		return famfs_err_set(err, -ENXIO, "cannot open %s: dax instance %s has no driver bound "
 				     "(daxctl reconfigure-device --mode=devdax %s)", path, name, name);
 	target[n] = 0;
+	driver = basename(target);
 	return famfs_err_set(err, -ENXIO, "cannot open %s: dax instance %s is bound to %s%s, not device_dax "
-			     "(daxctl reconfigure-device --mode=devdax %s)", path, name, basename(target),
-			     strcmp(basename(target), "kmem") ? "" : " (system-ram mode)", name);
+			     "(daxctl reconfigure-device --mode=devdax %s)", path, name, driver,
+			     strcmp(driver, "kmem") ? "" : " (system-ram mode)", name);
 }
 
 int famfs_device_open(const char *path, unsigned flags,
@@ -124,7 +131,7 @@ int famfs_device_open(const char *path, unsigned flags,
 		return famfs_err_set(err, -EINVAL, "no device given");
 	if (stat(path, &st) < 0) {
 		r = -errno;
-		if (r == -ENOENT && dax_instance_unusable(path, err) < 0)
+		if (r == -ENOENT && dax_instance_unusable(path, NULL, err) < 0)
 			return -ENXIO;
 		return famfs_err_set(err, r, "cannot open %s: %s", path, strerror(-r));
 	}
@@ -138,6 +145,8 @@ int famfs_device_open(const char *path, unsigned flags,
 
 	fd = open(path, oflags);
 	if (fd < 0) {
+		if (errno == ENXIO && S_ISCHR(st.st_mode) && dax_instance_unusable(path, &st, err) < 0)
+			return -ENXIO;
 		if (errno == EBUSY)
 			return famfs_err_set(err, -EBUSY, "cannot open %s: device is in use (mounted?)", path);
 		return famfs_err_set(err, -errno, "cannot open %s: %s", path, strerror(errno));
