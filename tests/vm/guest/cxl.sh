@@ -43,10 +43,7 @@ check "famfs-manager (kernel backend) mounts $DEVICE" start_manager 120000
 check "busctl call ... CreateFile $MNT/data" \
 	busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile 'stua{sv}' \
 	$MNT/data 4194304 420 0
-check "bytes written through a mapping of the file" fullstack-tool mmap-write $MNT/data 0xc1
-fullstack-tool pattern 4194304 0xc1 >/tmp/expect
-check "... read back the same through read(2)" cmp /tmp/expect $MNT/data
-check "famfsctl check $MNT is clean" famfsctl check $MNT
+mmap_roundtrip $MNT/data 4194304 0xc1 $MNT
 kill -TERM $PID
 wait_gone $PID 300
 check "fsck.famfs -n $DEVICE afterwards is clean" fsck.famfs -n "$DEVICE"

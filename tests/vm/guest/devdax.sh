@@ -34,10 +34,7 @@ manager_conf kernel 100 "udev = no"
 check "famfs-manager (kernel backend) attaches $DEVICE" start_manager 120000
 c=$(replay-tool count $MNT)
 check "the mount holds the 20 files ($c)" test "$c" = "files 20 dirs 0"
-check "bytes written through a mapping of f00003" fullstack-tool mmap-write $MNT/f00003 0x5a
-fullstack-tool pattern 2097152 0x5a >/tmp/pattern
-check "... read back the same through read(2)" cmp /tmp/pattern $MNT/f00003
-check "famfsctl check $MNT is clean" famfsctl check $MNT
+mmap_roundtrip $MNT/f00003 2097152 0x5a $MNT
 kill -TERM $PID
 wait_gone $PID 300
 

@@ -40,6 +40,16 @@ use_devdax() {
 	[ -c /dev/dax0.0 ] || sed 's/^/# ndctl: /' /tmp/ndctl.out | head -20
 }
 
+# mmap_roundtrip FILE SIZE SEED MNT: SEED's pattern written through a
+# mapping of FILE (SIZE bytes) reads back the same through read(2), and
+# famfsctl check of MNT is clean afterwards: three TAP lines
+mmap_roundtrip() {
+	check "bytes written through a mapping of ${1##*/}" fullstack-tool mmap-write $1 $3
+	fullstack-tool pattern $2 $3 >/tmp/pattern
+	check "... read back the same through read(2)" cmp /tmp/pattern $1
+	check "famfsctl check $4 is clean" famfsctl check $4
+}
+
 # A process that exited but was not reaped yet (its parent is gone) is a
 # zombie.  One read of /proc/PID/stat decides: testing for the file and
 # then reading it raced with the reaper (the zombie seen, then reaped
