@@ -29,24 +29,57 @@ const char *famfs_device_kind_name(enum famfs_device_kind kind)
 	return "unknown";
 }
 
-int famfs_dax_size(dev_t rdev, uint64_t *ret_size, struct famfs_err *err)
+/* One number from /sys/dev/char/MAJ:MIN/@attr of a DAX character device */
+static int dax_sysfs_u64(dev_t rdev, const char *attr, uint64_t *ret, struct famfs_err *err)
 {
 	char path[128];
-	unsigned long long size;
+	unsigned long long v;
 	FILE *f;
 	int n;
 
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/size",
-		 major(rdev), minor(rdev));
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/%s", major(rdev), minor(rdev), attr);
 	f = fopen(path, "re");
 	if (!f)
 		return famfs_err_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
-	n = fscanf(f, "%llu", &size);
+	n = fscanf(f, "%llu", &v);
 	fclose(f);
 	if (n != 1)
 		return famfs_err_set(err, -EIO, "cannot parse %s", path);
-	*ret_size = size;
+	*ret = v;
 	return 0;
+}
+
+int famfs_dax_size(dev_t rdev, uint64_t *ret_size, struct famfs_err *err)
+{
+	return dax_sysfs_u64(rdev, "size", ret_size, err);
+}
+
+/*
+ * famfs hands out its memory in 2 MiB extents and maps each on its own:
+ * a device-dax instance must fault at exactly that size.  With a smaller
+ * align it faults in 4 KiB pages (and its start may not be 2 MiB aligned
+ * in memory); with a larger one (1 GiB) device-dax refuses every mapping
+ * that is not a multiple of it, so no file could be mapped.  Kernels
+ * before 5.10 have no align attribute: their device-dax maps at the
+ * region's alignment, which ndctl makes 2 MiB by default.
+ */
+static int dax_check_align(const char *path, dev_t rdev, struct famfs_err *err)
+{
+	char link[64], target[PATH_MAX];
+	const char *name;
+	uint64_t align;
+
+	if (dax_sysfs_u64(rdev, "align", &align, NULL) < 0 || align == FAMFS_ALLOC_UNIT)
+		return 0;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u", major(rdev), minor(rdev));
+	if (!realpath(link, target))
+		snprintf(target, sizeof(target), "%s", path);
+	name = basename(target);
+	return famfs_err_set(err, -EINVAL,
+			     "cannot use %s: dax instance %s maps in units of %" PRIu64 " KiB (its align), "
+			     "and famfs needs exactly 2048 KiB, the size of its extents "
+			     "(ndctl create-namespace -m devdax -a 2M, or daxctl reconfigure-device --align=2M %s)",
+			     path, name, align >> 10, name);
 }
 
 /*
@@ -185,6 +218,9 @@ int famfs_device_open(const char *path, unsigned flags,
 			famfs_err_prefix(err, "%s is not a DAX device", path);
 			return r;
 		}
+		r = dax_check_align(path, st.st_rdev, err);
+		if (r < 0)
+			return r;
 	}
 
 	if (dev->size == 0)

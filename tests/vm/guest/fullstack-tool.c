@@ -13,6 +13,12 @@
  *   poke FILE WORD                store a u64 at offset 0 of FILE (mmap)
  *   wait-word FILE WORD MS        wait until offset 0 of FILE holds WORD
  *   wait-file PATH MS             wait until PATH exists
+ *   copy-in FILE DEVICE LEN       store the first LEN bytes of FILE at
+ *                                 offset 0 of DEVICE, through a mapping
+ *                                 (device-dax has no write(2)); LEN a
+ *                                 multiple of 2 MiB
+ *   sum DEVICE LEN                a 64-bit hash of DEVICE's first LEN
+ *                                 bytes, read through a mapping
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -281,8 +287,69 @@ static int cmd_wait_file(const char *path, uint64_t ms)
 	return 0;
 }
 
+/* A shared mapping of the first @len bytes of @path, or NULL (said why) */
+static void *map_device(const char *path, uint64_t len, int writable)
+{
+	int fd = open(path, writable ? O_RDWR : O_RDONLY);
+	void *p;
+
+	if (fd < 0) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	p = mmap(NULL, len, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot map %llu bytes of %s: %s\n", (unsigned long long)len, path, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static int cmd_copy_in(const char *file, const char *device, uint64_t len)
+{
+	uint8_t *dst = map_device(device, len, 1);
+	int fd = open(file, O_RDONLY);
+	uint64_t done = 0;
+	ssize_t n = 0;
+
+	if (!dst || fd < 0) {
+		if (fd < 0)
+			printf("cannot open %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	while (done < len && (n = read(fd, dst + done, len - done)) > 0)
+		done += (uint64_t)n;
+	close(fd);
+	munmap(dst, len);
+	if (done < len) {
+		printf("%s: %llu of %llu bytes read\n", file, (unsigned long long)done, (unsigned long long)len);
+		return 1;
+	}
+	printf("copied %llu bytes\n", (unsigned long long)len);
+	return 0;
+}
+
+static int cmd_sum(const char *device, uint64_t len)
+{
+	const uint64_t *p = map_device(device, len, 0);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!p)
+		return 1;
+	for (uint64_t i = 0; i < len / 8; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	munmap((void *)p, len);
+	printf("%016llx\n", (unsigned long long)h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "copy-in"))
+		return cmd_copy_in(argv[2], argv[3], strtoull(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "sum"))
+		return cmd_sum(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "poke"))
 		return cmd_poke(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "wait-word"))
@@ -307,6 +374,7 @@ int main(int argc, char **argv)
 		return cmd_poison(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "pattern"))
 		return cmd_pattern(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: fullstack-tool rebind NS MNT | wait-mount MNT MS | mmap-write FILE SEED | poison FILE OFFSET | pattern SIZE SEED\n");
+	fprintf(stderr, "usage: fullstack-tool rebind NS MNT | wait-mount MNT MS | mmap-write FILE SEED | poison FILE OFFSET | "
+		"pattern SIZE SEED | copy-in FILE DEVICE LEN | sum DEVICE LEN\n");
 	return 2;
 }
