@@ -41,7 +41,7 @@ else
 	# Debian's 6.12 kernel for the *-6.12 tests, unpacked (not installed)
 	# into /var/cache/famfs-debian-kernel; without it they skip, saying so.
 	scripts/fetch-debian-kernel.sh 6.12 >/dev/null ||
-		echo "run-tests: Debian's 6.12 kernel could not be fetched; vm-kmod-6.12, vm-fullstack-6.12 and kmod-*-6.12 skip" >&2
+		echo "run-tests: Debian's 6.12 kernel could not be fetched; the *-6.12 tests skip" >&2
 	suites=""
 	run_suites build-tests
 	# The VM benchmarks check what they build as they go (every file there,

@@ -86,6 +86,7 @@ done
 start=$(date +%s)
 tmp=$cache/.$rel.partial
 rm -rf "$tmp"
+trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/debs" "$tmp/root"
 # apt's _apt user downloads into a directory it may write
 chown _apt "$tmp/debs" 2>/dev/null || true
