@@ -34,14 +34,14 @@ resolve() {
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }'
 }
 
-complete() {
+is_unpacked() {
 	[ -f "$1/release" ] && [ -f "$1/vmlinuz" ] && [ -f "$1/build/Makefile" ]
 }
 
 # What the packages of that release are at now: name=version lines
 wanted() {
-	local img=$1 rel=${1#linux-image-} p
-	for p in "$img" "linux-headers-$rel" $(apt-cache depends "linux-headers-$rel" 2>/dev/null |
+	w_rel=${1#linux-image-}
+	for p in "$1" "linux-headers-$w_rel" $(apt-cache depends "linux-headers-$w_rel" 2>/dev/null |
 		awk '$1 == "Depends:" && ($2 ~ /^linux-headers-.*-common$/ || $2 ~ /^linux-kbuild-/) { print $2 }'); do
 		echo "$p=$(apt-cache policy "$p" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')"
 	done
@@ -49,12 +49,12 @@ wanted() {
 
 img=$(resolve || true)
 if [ $cached_only = 1 ]; then
-	if [ -n "$img" ] && complete "$cache/${img#linux-image-}"; then
+	if [ -n "$img" ] && is_unpacked "$cache/${img#linux-image-}"; then
 		echo "$cache/${img#linux-image-}"
 		exit 0
 	fi
 	for d in $(ls -d "$cache/$series".* 2>/dev/null | sort -V -r); do
-		complete "$d" && { echo "$d"; exit 0; }
+		is_unpacked "$d" && { echo "$d"; exit 0; }
 	done
 	say "no $series kernel unpacked in $cache (scripts/fetch-debian-kernel.sh $series)"
 	exit 1
@@ -73,7 +73,7 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 want=$(wanted "$img")
-if complete "$out" && [ "$(cat "$out/packages")" = "$want" ]; then
+if is_unpacked "$out" && [ "$(cat "$out/packages")" = "$want" ]; then
 	echo "$out"
 	exit 0
 fi

@@ -73,16 +73,17 @@ step() {
 }
 
 cleanup() {
+	# the build logs first: dkms remove takes them away
+	if [ "$fail" != 0 ]; then
+		sed 's/^/# /' "$log"
+		find "/var/lib/dkms/famfs/$ver" -name make.log 2>/dev/null | while read -r f; do
+			sed 's/^/# make.log: /' "$f"
+		done
+	fi
 	dkms remove -m famfs -v "$ver" --all >>"$log" 2>&1
 	rm -rf "$srctree" "/var/lib/dkms/famfs/$ver"
 	rmdir /var/lib/dkms/famfs 2>/dev/null
 	[ "$had_mok" = 0 ] && rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
-	if [ "$fail" != 0 ]; then
-		sed 's/^/# /' "$log"
-		for f in /var/lib/dkms/famfs/"$ver"/build/make.log; do
-			[ -f "$f" ] && sed 's/^/# make.log: /' "$f"
-		done
-	fi
 	rm -f "$log"
 }
 trap cleanup EXIT
