@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what is missing, builds, and runs every test suite: unit, fsck
 # corpus, interop fixtures, D-Bus, udev, kernel module in a VM (on pmem with
-# Debian's kernel, on /dev/dax with the dev_dax_iomap test kernel it builds
+# Debian's 6.1 and, fetched first, 6.12 kernels (scripts/fetch-debian-kernel.sh),
+# on /dev/dax with the dev_dax_iomap test kernel it builds
 # first: scripts/build-test-kernel.sh), and the VM benchmarks (replay and mmap bandwidth, figures printed); then the
 # user-space suites once more under AddressSanitizer and UBSan, and the fuzz
 # targets (tests/fuzz) for 60 s each.
@@ -37,6 +38,10 @@ else
 	# from Debian's linux-source-6.1 when its cache has none for these
 	# patches (about 11 minutes on 2 cores), else reused at once.
 	scripts/build-test-kernel.sh >/dev/null || { echo "run-tests: the test kernel did not build" >&2; status=1; }
+	# Debian's 6.12 kernel for the *-6.12 tests, unpacked (not installed)
+	# into /var/cache/famfs-debian-kernel; without it they skip, saying so.
+	scripts/fetch-debian-kernel.sh 6.12 >/dev/null ||
+		echo "run-tests: Debian's 6.12 kernel could not be fetched; the *-6.12 tests skip" >&2
 	suites=""
 	run_suites build-tests
 	# The VM benchmarks check what they build as they go (every file there,

@@ -3,9 +3,10 @@
  * famfs_compat.h - every kernel API difference famfs cares about, in one place
  *
  * The module is written against the newest interface where that is simple,
- * and this header maps it onto older kernels by LINUX_VERSION_CODE.  Only
- * Debian 12's 6.1 is build- and run-tested in this tree; the branches for
- * later kernels follow the upstream API changes listed next to each one.
+ * and this header maps it onto older kernels by LINUX_VERSION_CODE.
+ * Debian 12's 6.1 and 6.12 are build- and run-tested in this tree; the
+ * branches for later kernels follow the upstream API changes listed next
+ * to each one.
  */
 #ifndef FAMFS_COMPAT_H
 #define FAMFS_COMPAT_H

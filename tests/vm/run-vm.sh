@@ -21,6 +21,12 @@
 #                       instead of the newest Debian kernel
 #   --test-kernel       the same, with the directory that script has cached
 #                       for the tree's patches; skips when it is not built
+#   --kernel-tree DIR   boot a Debian kernel scripts/fetch-debian-kernel.sh
+#                       unpacked in DIR (DIR/vmlinuz, its nvdimm/dax modules
+#                       from DIR/root/lib/modules, famfs.ko built against
+#                       DIR/build) instead of the newest one in /boot
+#   --debian-kernel SERIES  the same, with the tree that script has unpacked
+#                       for SERIES (e.g. 6.12); skips when there is none
 #   --peer FILE         host program sharing memory with the guest (shared)
 #   --second-guest      shared: the other host is a second guest (scenario
 #                       "client") booted on the same NVDIMM file as soon as
@@ -47,6 +53,7 @@ fsck_bin=
 ko=
 kmod_src=$here/../../kmod
 test_kernel=
+kernel_tree=
 peer=
 second_guest=0
 workdir=
@@ -64,6 +71,8 @@ while [ $# -gt 0 ]; do
 	--kmod-src) kmod_src=$2; shift 2 ;;
 	--kernel) test_kernel=$2; shift 2 ;;
 	--test-kernel) test_kernel=cached; shift ;;
+	--kernel-tree) kernel_tree=$2; shift 2 ;;
+	--debian-kernel) kernel_tree=series:$2; shift 2 ;;
 	--peer) peer=$2; shift 2 ;;
 	--second-guest) second_guest=1; shift ;;
 	--workdir) workdir=$2; shift 2 ;;
@@ -76,6 +85,10 @@ done
 
 [ -n "$scenario" ] && [ -n "$guest_test" ] || {
 	echo "run-vm.sh: --scenario and --guest-test are required" >&2
+	exit 2
+}
+[ -z "$test_kernel" ] || [ -z "$kernel_tree" ] || {
+	echo "run-vm.sh: --kernel/--test-kernel and --kernel-tree/--debian-kernel exclude each other" >&2
 	exit 2
 }
 [ -n "$workdir" ] || workdir=$(mktemp -d /tmp/famfs-vm.XXXXXX)
@@ -131,6 +144,8 @@ if ! have_all; then
 	have_all || skip "qemu, busybox-static, ndctl or a Debian kernel with headers cannot be installed"
 fi
 
+# where the guest kernel's /lib/modules/$KV is (/ for one installed here)
+modroot=/
 if [ "$test_kernel" = cached ]; then
 	test_kernel=$("$here/../../scripts/build-test-kernel.sh" --cached) ||
 		skip "the dev_dax_iomap test kernel is not built (scripts/build-test-kernel.sh; run-tests.sh builds it)"
@@ -143,6 +158,22 @@ if [ -n "$test_kernel" ]; then
 	vmlinuz=$test_kernel/bzImage
 	kdir=$test_kernel/build
 	ko=	# a --ko is built for the Debian kernel: build one for this kernel
+elif [ -n "$kernel_tree" ]; then
+	case $kernel_tree in
+	series:*)
+		series=${kernel_tree#series:}
+		kernel_tree=$("$here/../../scripts/fetch-debian-kernel.sh" --cached "$series") ||
+			skip "Debian's $series kernel is not unpacked (scripts/fetch-debian-kernel.sh $series; run-tests.sh fetches it)"
+		;;
+	esac
+	[ -f "$kernel_tree/release" ] && [ -f "$kernel_tree/vmlinuz" ] &&
+	[ -f "$kernel_tree/build/Makefile" ] ||
+		bail "$kernel_tree holds no unpacked Debian kernel (scripts/fetch-debian-kernel.sh)"
+	KV=$(cat "$kernel_tree/release")
+	vmlinuz=$kernel_tree/vmlinuz
+	kdir=$kernel_tree/build
+	modroot=$kernel_tree/root
+	ko=	# a --ko is built for the host's Debian kernel: build one for this one
 else
 	KV=$(find_kernel)
 	vmlinuz=/boot/vmlinuz-$KV
@@ -162,6 +193,7 @@ if [ -z "$ko" ]; then
 		bail "no uapi header next to $kmod_src"
 	make -s -C "$kdir" M="$kb" modules >"$workdir/kbuild.log" 2>&1 ||
 		{ sed 's/^/# /' "$workdir/kbuild.log"; bail "famfs.ko does not build against $KV"; }
+	grep 'warning:' "$workdir/kbuild.log" | sed 's/^/# famfs.ko build: /'
 	ko=$kb/famfs.ko
 fi
 ko_ver=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{print $1}')
@@ -180,13 +212,13 @@ done
 
 # Kernel modules, in load order (none for the test kernel)
 mods=
-[ -z "$test_kernel" ] && mods="libnvdimm $(modprobe -S "$KV" --show-depends -a nd_btt nd_pmem nd_e820 device_dax dax_pmem nfit 2>/dev/null |
+[ -z "$test_kernel" ] && mods="libnvdimm $(modprobe -d "$modroot" -S "$KV" --show-depends -a nd_btt nd_pmem nd_e820 device_dax dax_pmem nfit 2>/dev/null |
 	awk '$1 == "insmod" { print $2 }')"
 : >"$root/modules/order"
 for m in $mods; do
 	case $m in
 	/*) path=$m ;;
-	*) path=$(modinfo -k "$KV" -n "$m" 2>/dev/null) ;;
+	*) path=$(modinfo -b "$modroot" -k "$KV" -n "$m" 2>/dev/null) ;;
 	esac
 	[ -n "$path" ] && [ -f "$path" ] || bail "kernel module $m missing for $KV"
 	name=$(basename "$path")
