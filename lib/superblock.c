@@ -2,25 +2,9 @@
 #include <inttypes.h>
 #include <string.h>
 #include <uuid/uuid.h>
-#include <zlib.h>
 
+#include "crc32.h"
 #include "superblock.h"
-
-uint32_t famfs_crc32(const void *buf, uint64_t len)
-{
-	const uint8_t *p = buf;
-	uLong crc = crc32(0L, Z_NULL, 0);
-
-	/* zlib takes a uInt length; feed it in pieces for huge ranges. */
-	while (len > 0) {
-		uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt)len;
-
-		crc = crc32(crc, p, chunk);
-		p += chunk;
-		len -= chunk;
-	}
-	return (uint32_t)crc;
-}
 
 uint32_t famfs_superblock_crc(const struct famfs_superblock *sb)
 {

@@ -5,11 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "crc32.h"
 #include "error.h"
 #include "findings.h"
 #include "omf.h"
 
-uint32_t famfs_crc32(const void *buf, uint64_t len);
 uint32_t famfs_superblock_crc(const struct famfs_superblock *sb);
 
 /*
