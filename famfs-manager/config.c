@@ -6,6 +6,7 @@
  *   device = /dev/dax0.0          (repeatable)
  *   mount-root = /run/famfs
  *   poll-interval = 100           (milliseconds)
+ *   follow-interval = 2           (milliseconds; 0: none)
  *   torn-tail-grace = 2000        (milliseconds)
  *   system-uuid-file = /opt/famfs/system_uuid
  *   polkit = yes
@@ -39,6 +40,7 @@ void config_init(struct manager_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->poll_ms = MANAGER_DEFAULT_POLL_MS;
+	c->follow_ms = MANAGER_DEFAULT_FOLLOW_MS;
 	c->grace_ms = MANAGER_DEFAULT_GRACE_MS;
 	c->polkit = true;
 	c->udev = true;
@@ -189,6 +191,8 @@ static int manager_key(struct manager_config *c, const char *key, const char *va
 		return val[0] ? set_string(&c->system_uuid_file, val) : -EINVAL;
 	if (!strcmp(key, "poll-interval"))
 		return parse_ms(val, 1, 3600 * 1000, &c->poll_ms);
+	if (!strcmp(key, "follow-interval"))
+		return parse_ms(val, 0, 1000, &c->follow_ms);
 	if (!strcmp(key, "torn-tail-grace"))
 		return parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
 	if (!strcmp(key, "polkit"))

@@ -45,6 +45,7 @@ struct manager {
 	/* device sources and the follower (hotplug.c, follower.c) */
 	struct udev_watch *udev_watch;
 	sd_event_source *timer;
+	sd_event_source *peek_timer;    /* follow-interval: log header peeks */
 	/*
 	 * famfs.ko's page fault counters (PTE, PMD, PUD): module-wide, the
 	 * module does not attribute faults to a mount.  Read at most once a

@@ -18,6 +18,7 @@ struct famfs_fs {
 	struct famfs_ns *ns;
 	bool master;
 	uint64_t applied;                /* entries [0, applied) have been read */
+	uint64_t replayed_next_index;    /* the log header's next_index the last replay read */
 	uint64_t replayed_total;         /* entries applied over the fs's life */
 	uint64_t rejected_total;         /* intact entries refused for breaking a rule */
 	uint64_t crosslinked_units;      /* units claimed twice, seen while replaying */

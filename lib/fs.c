@@ -332,6 +332,15 @@ int famfs_fs_revalidate(struct famfs_fs *fs, struct famfs_err *err)
 	return 0;
 }
 
+bool famfs_fs_log_moved(const struct famfs_fs *fs)
+{
+	uint64_t next;
+
+	invalidate(fs, &fs->log->next_index, sizeof(fs->log->next_index));
+	memcpy(&next, &fs->log->next_index, sizeof(next));
+	return next != fs->replayed_next_index;
+}
+
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err)
 {
@@ -356,6 +365,7 @@ int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		famfs_err_prefix(err, "%s", fs->dev->path);
 		return -EIO;
 	}
+	fs->replayed_next_index = h.next_index;
 	if (h.next_index <= first)
 		return 0;
 	n = h.next_index - first;

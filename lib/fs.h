@@ -144,6 +144,15 @@ struct famfs_replay_result {
 int famfs_fs_replay(struct famfs_fs *fs, famfs_apply_fn fn, void *userdata,
 		    struct famfs_replay_result *res, struct famfs_err *err);
 
+/*
+ * A look between replays that costs one cache line: whether the log
+ * header's next_index differs from the one the last famfs_fs_replay read
+ * (entries appended, or the log reset).  Only a hint for when to replay:
+ * it sees no superblock change and no entry that was still being written,
+ * which the next replay does.
+ */
+bool famfs_fs_log_moved(const struct famfs_fs *fs);
+
 struct famfs_file_spec {
 	const char *relpath;
 	uint64_t size;

@@ -130,9 +130,65 @@ static void test_master_client(void)
 	g_unlink(img);
 }
 
+/*
+ * With an hour between polls, only the log header peeks (follow-interval)
+ * can show the client a new file; with them off it sees nothing.
+ */
+static void test_peeks_follow(void)
+{
+	struct private_bus b1 = {0}, b2 = {0};
+	g_autofree char *ua = write_uuid_file("uuid-pk-a", UUID_A), *ub = write_uuid_file("uuid-pk-b", UUID_B);
+	g_autofree char *img = make_image("peeks.img", 1ULL << 30, ua);
+	g_autofree char *noconf = g_build_filename(g_get_tmp_dir(), "no-peeks.conf", NULL);
+	g_autofree char *noconf_arg = g_strconcat("--config=", noconf, NULL);
+	g_autofree char *obj = NULL, *obj_off = NULL;
+	const char *devs[] = { img, NULL };
+	const char *hourly[] = { "--poll-interval=3600000", NULL };
+	const char *hourly_no_peeks[] = { noconf_arg, "--poll-interval=3600000", NULL };
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *m, *c;
+	GPid pm, pc;
+	uint64_t t0;
+
+	g_assert_true(g_file_set_contents(noconf, "[manager]\nfollow-interval = 0\n", -1, NULL));
+	bus_start(&b1, "bus-pk-master");
+	bus_start(&b2, "bus-pk-client");
+	pm = daemon_start(&b1, ua, devs, hourly);
+	pc = daemon_start(&b2, ub, devs, hourly);
+	m = bus_connect(b1.addr);
+	c = bus_connect(b2.addr);
+	obj = fs_object(c, "/run/famfs-test/peeks");
+	g_assert_cmpint(create_file(m, "/run/famfs-test/peeks/p0", 4096, 0644, &e), >=, 0);
+	t0 = now_us();
+	while (get_prop_t(c, obj, "Files") < 1 && now_us() - t0 < 10000000)
+		g_usleep(2000);
+	g_assert_cmpuint(get_prop_t(c, obj, "Files"), ==, 1);
+	sd_bus_flush_close_unref(c);
+	stop_pid(pc, SIGTERM);
+
+	/* the same client with follow-interval = 0: the next file waits for the hourly poll */
+	pc = daemon_start(&b2, ub, devs, hourly_no_peeks);
+	c = bus_connect(b2.addr);
+	obj_off = fs_object(c, "/run/famfs-test/peeks");
+	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 1);
+	g_assert_cmpint(create_file(m, "/run/famfs-test/peeks/p1", 4096, 0644, &e), >=, 0);
+	g_usleep(1000000);
+	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 1);
+
+	sd_bus_flush_close_unref(m);
+	sd_bus_flush_close_unref(c);
+	stop_pid(pm, SIGTERM);
+	stop_pid(pc, SIGTERM);
+	private_bus_stop(&b1);
+	private_bus_stop(&b2);
+	g_unlink(noconf);
+	g_unlink(img);
+}
+
 static void add_tests(void)
 {
 	g_test_add_func("/bus/master-client", test_master_client);
+	g_test_add_func("/bus/peeks-follow", test_peeks_follow);
 }
 
 int main(int argc, char **argv)
