@@ -13,6 +13,9 @@
  *   poke FILE WORD                store a u64 at offset 0 of FILE (mmap)
  *   wait-word FILE WORD MS        wait until offset 0 of FILE holds WORD
  *   wait-file PATH MS             wait until PATH exists
+ *   mmap-hold FILE READY          map FILE (MAP_SHARED), touch its first
+ *                                 page, create READY, then keep the
+ *                                 mapping (and no descriptor) until killed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,6 +170,34 @@ static int cmd_mmap_write(const char *path, uint64_t seed)
 	return 0;
 }
 
+/* A mapping of @path held by a process with no descriptor of it: what makes a mount busy. */
+static int cmd_mmap_hold(const char *path, const char *ready)
+{
+	struct stat st;
+	volatile uint8_t *p;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p[0] = p[0];
+	fd = open(ready, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0) {
+		printf("cannot create %s: %s\n", ready, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	for (;;)
+		pause();
+}
+
 /* A media failure under a page of @path: what a real one makes famfs.ko do. */
 static int cmd_poison(const char *path, uint64_t offset)
 {
@@ -303,6 +334,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "mmap-write"))
 		return cmd_mmap_write(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "mmap-hold"))
+		return cmd_mmap_hold(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "poison"))
 		return cmd_poison(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "pattern"))
