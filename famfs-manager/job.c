@@ -200,7 +200,7 @@ static void *job_thread(void *arg)
 	uint64_t one = 1;
 
 	j->work(j);
-	/* The loop reads it; a failed write leaves the job running forever, so it cannot be ignored. */
+	/* Wakes the loop (on_job_done); an eventfd write fails only on overflow, which one cannot cause. */
 	while (write(j->done_fd, &one, sizeof(one)) < 0 && errno == EINTR)
 		;
 	return NULL;

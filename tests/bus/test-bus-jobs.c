@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -674,6 +675,94 @@ static void test_repair(struct fixture *f, gconstpointer data)
 	assert_contains(errs, "org.famfs.Error.NotMaster");
 }
 
+/*
+ * What Repair will not do, on a daemon of its own (the media end damaged):
+ * write while another writer holds the log lock, fix damage other than a
+ * torn tail, or touch a file system that is not usable; a check of the
+ * latter still runs, on the device.
+ */
+static void test_repair_refused(void)
+{
+	struct private_bus b = {0};
+	g_autofree char *ua = write_uuid_file("uuid-rr", UUID_A);
+	g_autofree char *img = make_image("rr.img", 1ULL << 30, ua), *blank = blank_image("rr-blank.img", 64ULL << 20, 7);
+	g_autofree char *obj = NULL, *bobj = NULL, *job = NULL, *msg = NULL, *out = NULL, *errs = NULL;
+	g_autoptr(GBytes) meta = NULL, meta2 = NULL;
+	const char *devs[] = { img, blank, NULL };
+	struct famfs_fmap map = { .ext_type = FAMFS_EXT_SIMPLE, .nextents = 1 };
+	struct famfs_err err = {0};
+	struct famfs_log_header hdr;
+	struct famfs_log_entry en;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *conn;
+	GPid pid;
+	int fd;
+
+	bus_start(&b, "bus-repair");
+	pid = daemon_start(&b, ua, devs, (const char *[]){ "--poll-interval=20", NULL });
+	conn = bus_connect(b.addr);
+	obj = fs_object(conn, "/run/famfs-test/rr");
+	bobj = fs_object(conn, "/run/famfs-test/rr-blank");
+
+	/* another writer holds the log lock: Busy, nothing written */
+	make_torn_tail(img);
+	fd = open(img, O_RDWR);
+	g_assert_cmpint(flock(fd, LOCK_EX), ==, 0);
+	meta = meta_snapshot(img);
+	job = call_o(conn, obj, FAMFS_FS_IFACE, "Repair", &e, "a{sv}", 0);
+	g_assert_nonnull(job);
+	g_assert_false(job_wait(conn, job));
+	assert_job_error(conn, job, FAMFS_ERROR_BUSY, "locked by another writer");
+	meta2 = meta_snapshot(img);
+	g_assert_true(g_bytes_equal(meta, meta2));
+	g_assert_cmpint(flock(fd, LOCK_UN), ==, 0);
+	g_clear_pointer(&job, g_free);
+	job = call_o(conn, obj, FAMFS_FS_IFACE, "Repair", &e, "a{sv}", 0);
+	g_assert_true(job_wait(conn, job));
+	g_assert_cmpuint(image_next_index(img), ==, 0);
+	g_clear_pointer(&job, g_free);
+
+	/* an intact entry with an extent past the device: damage the repair does not fix */
+	g_assert_cmpint(pread(fd, &hdr, sizeof(hdr), FAMFS_LOG_OFFSET), ==, sizeof(hdr));
+	map.se[0].offset = 64ULL << 30;
+	map.se[0].len = 2ULL << 20;
+	g_assert_cmpint(famfs_entry_make_file(&en, "far", 100, 0644, 0, 0, &map, &err), ==, 0);
+	en.seqnum = hdr.next_index;
+	en.crc = famfs_log_entry_crc(&en);
+	g_assert_cmpint(pwrite(fd, &en, sizeof(en), FAMFS_LOG_OFFSET + sizeof(hdr) + hdr.next_index * sizeof(en)), ==,
+			sizeof(en));
+	hdr.next_index++;
+	hdr.next_seqnum++;
+	g_assert_cmpint(pwrite(fd, &hdr, sizeof(hdr), FAMFS_LOG_OFFSET), ==, sizeof(hdr));
+	close(fd);
+	g_clear_pointer(&meta, g_bytes_unref);
+	g_clear_pointer(&meta2, g_bytes_unref);
+	meta = meta_snapshot(img);
+	job = call_o(conn, obj, FAMFS_FS_IFACE, "Repair", &e, "a{sv}", 0);
+	g_assert_false(job_wait(conn, job));
+	assert_job_error(conn, job, FAMFS_ERROR_CORRUPT, "does not fix; nothing changed");
+	meta2 = meta_snapshot(img);
+	g_assert_true(g_bytes_equal(meta, meta2));
+	g_clear_pointer(&job, g_free);
+
+	/* a device with no file system: its object is failed; Check reads the device, Repair refuses */
+	job = call_o(conn, bobj, FAMFS_FS_IFACE, "Check", &e, "a{sv}", 0);
+	g_assert_nonnull(job);
+	g_assert_true(job_wait(conn, job));
+	msg = job_s(conn, job, "Message");
+	assert_prefix(msg, "damaged:");
+	g_assert_null(call_o(conn, bobj, FAMFS_FS_IFACE, "Repair", &e, "a{sv}", 0));
+	assert_error(&e, FAMFS_ERROR_CORRUPT, "is not usable");
+	g_assert_cmpint(run(&out, &errs, b.addr, AS_ROOT, famfsctl_exe, "check", "/run/famfs-test/rr-blank", NULL), ==, 4);
+	assert_contains(out, "damaged");
+
+	sd_bus_flush_close_unref(conn);
+	stop_pid(pid, SIGTERM);
+	private_bus_stop(&b);
+	g_unlink(img);
+	g_unlink(blank);
+}
+
 /* ---- Reload, SIGHUP, SetAutomount ---- */
 
 static void write_config(const char *path, const char *text)
@@ -860,6 +949,7 @@ static void add_tests(void)
 	g_test_add("/bus/jobs/format-device-gone", struct fixture, NULL, slow_setup, test_format_gone, fixture_teardown);
 	g_test_add("/bus/jobs/attach-detach", struct fixture, NULL, fixture_setup, test_attach_detach, fixture_teardown);
 	g_test_add("/bus/jobs/repair", struct fixture, NULL, fixture_setup, test_repair, fixture_teardown);
+	g_test_add_func("/bus/jobs/repair-refused", test_repair_refused);
 	g_test_add_func("/bus/jobs/reload", test_reload);
 	g_test_add("/bus/jobs/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);
 }
