@@ -8,7 +8,8 @@
 # famfsctl format of the attached device is refused (Attached) even with
 # --force, the medium unchanged; once the mapping is gone, famfsctl detach
 # unmounts it and the object goes; format then works, and the device
-# attaches again, empty; check runs as a job; SIGTERM unmounts.  Prints TAP.
+# attaches again, empty; check runs as a job; detach --force takes a mapped
+# mount away; SIGTERM unmounts.  Prints TAP.
 export PATH=/bin:/sbin
 UUID=5f0c2c1e-7a43-4d0b-9f6e-2b1d0c9a8e71
 DEV=/dev/pmem0
@@ -91,6 +92,24 @@ check "famfsctl mount $DEV (alias of attach)" famfsctl mount $DEV
 check "mounted again at $MNT" mounted
 check "... empty: the old file is gone" test ! -e $MNT/data
 check "famfsctl check is clean" famfsctl check $MNT
+
+# ---- detach --force while mapped ----------------------------------------------------------
+check "CreateFile $MNT/held" busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile \
+	'stua{sv}' $MNT/held 2097152 420 0
+rm -f /tmp/ready
+fullstack-tool mmap-hold $MNT/held /tmp/ready >/tmp/hold.out 2>&1 &
+HOLD=$!
+check "another process maps $MNT/held" fullstack-tool wait-file /tmp/ready 10000
+check "famfsctl detach without --force is refused" sh -c "! famfsctl detach $MNT 2>/dev/null"
+famfsctl --json detach --force $MNT >/tmp/detach3.out 2>&1
+rc=$?
+sed 's/^/# detach --force: /' /tmp/detach3.out
+check "famfsctl detach --force while it is mapped (exit $rc)" test $rc = 0
+check "$MNT is no longer in the mount table (a lazy unmount)" sh -c "! mounted"
+check "the object is gone ($(nfs))" test "$(nfs)" = 0
+kill $HOLD
+wait $HOLD 2>/dev/null
+check "famfsctl attach brings it back with the file" sh -c "famfsctl attach $DEV && test -f $MNT/held"
 
 # ---- shutdown ---------------------------------------------------------------------------------
 kill -TERM $MGR_PID
