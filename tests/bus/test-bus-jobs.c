@@ -474,6 +474,17 @@ static void test_format_cancel(struct fixture *f, gconstpointer data)
 	g_strchomp(job);
 	g_assert_true(job_wait(f->conn, job));
 	assert_fsck_clean(img);
+
+	/* on a terminal (script(1) makes one), a progress line while it waits */
+	{
+		g_autofree char *cmd = g_strdup_printf("%s format --force %s", famfsctl_exe, img);
+
+		g_assert_cmpint(run(&out, &errs, f->bus.addr, AS_ROOT, "script", "-qec", cmd, "/dev/null", NULL), ==, 0);
+		assert_contains(out, "\rformat ");
+		assert_contains(out, "%");
+		assert_contains(out, "formatted");
+	}
+	assert_fsck_clean(img);
 	g_unlink(img);
 }
 
