@@ -7,7 +7,8 @@
 # famfsctl detach refuse (InUse, naming the process) and leaves the mount;
 # famfsctl format of the attached device is refused (Attached) even with
 # --force, the medium unchanged; once the mapping is gone, famfsctl detach
-# unmounts it and the object goes; format then works, and the device
+# unmounts it and the object goes (fsck.famfs then finds the repair of a
+# torn tail appended through .meta/.log on the medium); format then works, and the device
 # attaches again, empty; check runs as a job; detach --force takes a mapped
 # mount away; SIGTERM unmounts.  Prints TAP.
 export PATH=/bin:/sbin
@@ -45,6 +46,20 @@ check "famfsctl attach again is refused: Attached" \
 check "CreateFile $MNT/data" busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile \
 	'stua{sv}' $MNT/data 8388608 420 0
 check "famfsctl check runs as a job and is clean" famfsctl check $MNT
+
+# ---- repair of a torn tail, through the mount's .meta/.log --------------------------------
+check "a torn entry appended through $MNT/.meta/.log" fullstack-tool torn-tail $MNT/.meta/.log
+famfsctl check $MNT >/tmp/check-torn.out 2>&1
+rc=$?
+sed 's/^/# check: /' /tmp/check-torn.out | head -3
+check "famfsctl check finds the torn tail (exit $rc)" sh -c "test $rc = 4 && grep -q torn-tail /tmp/check-torn.out"
+famfsctl repair $MNT >/tmp/repair.out 2>&1
+rc=$?
+sed 's/^/# repair: /' /tmp/repair.out
+check "famfsctl repair cuts it back (exit $rc)" sh -c "test $rc = 0 && grep -q 'changed: next_index 2 -> 1' /tmp/repair.out"
+check "famfsctl check is clean after the repair" famfsctl check $MNT
+check "CreateFile after the repair" busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile \
+	'stua{sv}' $MNT/after-repair 4096 420 0
 
 # ---- detach refused while a file is mapped -------------------------------------------------
 rm -f /tmp/ready

@@ -13,6 +13,9 @@
  *   poke FILE WORD                store a u64 at offset 0 of FILE (mmap)
  *   wait-word FILE WORD MS        wait until offset 0 of FILE holds WORD
  *   wait-file PATH MS             wait until PATH exists
+ *   torn-tail LOG                 through a mapping of LOG (a mount's
+ *                                 .meta/.log), append an entry whose CRC
+ *                                 is wrong: a write torn in flight
  *   mmap-hold FILE READY          map FILE (MAP_SHARED), touch its first
  *                                 page, create READY, then keep the
  *                                 mapping (and no descriptor) until killed
@@ -28,6 +31,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "omf.h"
 
 static uint64_t now_us(void)
 {
@@ -167,6 +172,41 @@ static int cmd_mmap_write(const char *path, uint64_t seed)
 	msync(p, (size_t)st.st_size, MS_SYNC);
 	munmap(p, (size_t)st.st_size);
 	printf("wrote %lld bytes through a shared mapping\n", (long long)st.st_size);
+	return 0;
+}
+
+/* What a writer that died mid-append leaves: next_index past an entry that is not intact. */
+static int cmd_torn_tail(const char *path)
+{
+	struct famfs_log_header *h;
+	struct famfs_log_entry *e;
+	struct stat st;
+	uint8_t *p;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*h) + sizeof(*e)) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	h = (struct famfs_log_header *)p;
+	if (h->next_index > h->last_index) {
+		printf("the log is full\n");
+		return 1;
+	}
+	e = (struct famfs_log_entry *)(p + sizeof(*h)) + h->next_index;
+	memset(e, 0xab, sizeof(*e));
+	e->seqnum = h->next_index;
+	h->next_index++;
+	h->next_seqnum++;
+	msync(p, (size_t)st.st_size, MS_SYNC);
+	printf("torn entry at index %llu\n", (unsigned long long)(h->next_index - 1));
+	munmap(p, (size_t)st.st_size);
 	return 0;
 }
 
@@ -334,6 +374,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "mmap-write"))
 		return cmd_mmap_write(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "torn-tail"))
+		return cmd_torn_tail(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "mmap-hold"))
 		return cmd_mmap_hold(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "poison"))
