@@ -29,7 +29,8 @@ static bool kernel_usable(struct attach_policy *p)
 	return kernel_famfs_available("");
 }
 
-void attach_policy_plan(struct attach_policy *p, const char *uuid, bool is_image, struct attach_plan *ret)
+void attach_policy_plan(struct attach_policy *p, const char *uuid, bool is_image,
+			const struct attach_override *ov, struct attach_plan *ret)
 {
 	const struct fs_rule *rule = uuid && uuid[0] ? config_rule(p->cfg, uuid) : NULL;
 	enum backend_choice b = p->cfg->backend;
@@ -42,6 +43,15 @@ void attach_policy_plan(struct attach_policy *p, const char *uuid, bool is_image
 		b = (enum backend_choice)rule->backend;
 	if (rule && rule->mountpoint)
 		ret->mountpoint = strdup(rule->mountpoint);
+	if (ov) {
+		ret->mount = true;
+		if (ov->backend >= 0)
+			b = (enum backend_choice)ov->backend;
+		if (ov->mountpoint) {
+			free(ret->mountpoint);
+			ret->mountpoint = strdup(ov->mountpoint);
+		}
+	}
 	ret->backend = &backend_view;
 	if (!ret->mount)
 		return;

@@ -27,8 +27,20 @@ struct attach_plan {
 	char *mountpoint;         /* NULL: the default under the mount root */
 };
 
-/* @uuid may be "" (unknown); @is_image: a regular file, not a device. */
-void attach_policy_plan(struct attach_policy *p, const char *uuid, bool is_image, struct attach_plan *ret);
+/* What an operator's Attach asks for on top of the configuration. */
+struct attach_override {
+	const char *mountpoint;   /* NULL: as configured */
+	int backend;              /* -1: as configured, else enum backend_choice */
+	bool read_only;           /* attach as a client even on the master */
+};
+
+/*
+ * @uuid may be "" (unknown); @is_image: a regular file, not a device.
+ * With @ov (an explicit attach) the file system is mounted whatever
+ * AutoMount says.
+ */
+void attach_policy_plan(struct attach_policy *p, const char *uuid, bool is_image,
+			const struct attach_override *ov, struct attach_plan *ret);
 void attach_plan_done(struct attach_plan *plan);
 
 /* Sets the backend and the mount point ("" when not mounted) of @t; takes the plan's mount point. */

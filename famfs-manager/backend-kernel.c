@@ -203,6 +203,11 @@ static int kernel_open_data(struct backend_target *t, uint32_t node, bool writab
 	return 0;
 }
 
+static int kernel_in_use(struct backend_target *t, char *buf, size_t len)
+{
+	return kernel_ready_root(t) < 0 ? 0 : kernel_mount_users(t->mountpoint, buf, len);
+}
+
 static const uint8_t *kernel_medium_view(struct backend_target *t, uint64_t *readable)
 {
 	const struct kstate *ks = t->data;
@@ -231,6 +236,7 @@ const struct backend_ops backend_kernel = {
 	.open_data = kernel_open_data,
 	.medium_view = kernel_medium_view,
 	.media_error = kernel_mount_media_error,
+	.in_use = kernel_in_use,
 	.detach = kernel_detach,
 	.data_fd_is_file = true,
 };

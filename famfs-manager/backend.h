@@ -71,6 +71,12 @@ struct backend_ops {
 	 * disables the file system (famfs.ko's dax_error), else 0 (optional)
 	 */
 	int (*media_error)(struct backend_target *t, char *buf, size_t len);
+	/*
+	 * 1 with who in @buf when processes other than this one hold files,
+	 * mappings or working directories where the backend serves @t; 0 when
+	 * none (optional: nothing outside the daemon can hold anything)
+	 */
+	int (*in_use)(struct backend_target *t, char *buf, size_t len);
 	void (*detach)(struct backend_target *t);
 	/* open_data's fd is the file itself: map it at file offsets, not extents */
 	bool data_fd_is_file;

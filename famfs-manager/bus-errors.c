@@ -7,9 +7,15 @@
 #include "error.h"
 #include "escape.h"
 
-static const char *error_name(int r)
+const char *bus_error_name(int r)
 {
 	switch (-r) {
+	case ECANCELED:
+		return FAMFS_ERROR_CANCELLED;
+	case ENXIO:
+		return FAMFS_ERROR_DEVICE_GONE;
+	case EBUSY:
+		return FAMFS_ERROR_BUSY;
 	case EPERM:
 		return FAMFS_ERROR_NOT_MASTER;
 	case EACCES:
@@ -54,10 +60,10 @@ int bus_error_from_errno(sd_bus_error *e, int r, const char *msg)
 	_cleanup_free_ char *escaped = NULL;
 
 	if (!msg || !msg[0])
-		return sd_bus_error_set(e, error_name(r), strerror(-r));
+		return sd_bus_error_set(e, bus_error_name(r), strerror(-r));
 	/* Messages quote names from the medium; the bus takes only UTF-8. */
 	escaped = famfs_escape_dup(msg);
-	return sd_bus_error_set(e, error_name(r), escaped ? escaped : "out of memory");
+	return sd_bus_error_set(e, bus_error_name(r), escaped ? escaped : "out of memory");
 }
 
 int bus_error_fsys(sd_bus_error *e, const char *name, const char *mountpoint, const char *what,

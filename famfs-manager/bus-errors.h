@@ -14,6 +14,9 @@
 /* Sets @e to the named error for -@r with @msg (escaped; strerror when empty); returns -@r's errno as sd-bus does. */
 int bus_error_from_errno(sd_bus_error *e, int r, const char *msg);
 
+/* The org.famfs.Error.* name for -@r. */
+const char *bus_error_name(int r);
+
 /* "file system at MOUNTPOINT: WHAT WHY", both parts escaped for the bus. */
 int bus_error_fsys(sd_bus_error *e, const char *name, const char *mountpoint, const char *what,
 		   const char *why);

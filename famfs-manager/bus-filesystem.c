@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * org.famfs.FileSystem1, one object per attached file system below
- * /org/famfs/Manager/fs: its properties, Replay and Check, and the
+ * /org/famfs/Manager/fs: its properties, Replay and Check (Detach and
+ * Repair are in bus-admin.c), and the
  * announcements (PropertiesChanged, FilesAdded) of what changed.  The
  * objects are served by a fallback vtable whose userdata is the server;
  * each call finds its file system by the object path.
@@ -16,6 +17,7 @@
 #include "bus-internal.h"
 #include "bus-options.h"
 #include "famfs/bus-api.h"
+#include "job.h"
 #include "logging.h"
 #include "manager.h"
 
@@ -79,7 +81,7 @@ static int prop_fs(sd_bus *bus, const char *path, const char *iface, const char 
  * The file system a FileSystem1 call is addressed to, found again after
  * polkit answered: it may have been detached meanwhile.
  */
-static struct fsys *call_fsys(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
+struct fsys *bus_call_fsys(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
 {
 	const char *obj = sd_bus_message_get_path(msg);
 	struct fsys *f = obj ? manager_find_by_path(s->m, obj) : NULL;
@@ -91,7 +93,7 @@ static struct fsys *call_fsys(sd_bus_message *msg, struct bus_server *s, sd_bus_
 
 static int do_fs_replay(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
 {
-	struct fsys *f = call_fsys(msg, s, e);
+	struct fsys *f = bus_call_fsys(msg, s, e);
 	uint64_t before;
 
 	if (!f)
@@ -116,10 +118,10 @@ static int do_fs_check(sd_bus_message *msg, struct bus_server *s, sd_bus_error *
 	r = bus_read_options(msg, 0, &o, e);
 	if (r < 0)
 		return r;
-	f = call_fsys(msg, s, e);
+	f = bus_call_fsys(msg, s, e);
 	if (!f)
 		return -ENODEV;
-	return bus_reply_check(msg, s, f, e);
+	return bus_start_check_job(msg, s, f, JOB_CHECK, e);
 }
 
 static int method_fs_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
@@ -153,9 +155,12 @@ const sd_bus_vtable bus_fsys_vtable[] = {
 	FS_PROP("LastReplay", "t"),
 	SD_BUS_METHOD_WITH_ARGS("Replay", SD_BUS_NO_ARGS, SD_BUS_RESULT("t", applied),
 				method_fs_replay, SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD_WITH_ARGS("Check", SD_BUS_ARGS("a{sv}", options),
-		SD_BUS_RESULT("s", verdict, "t", errors, "t", warnings, "a(ssxss)", findings),
+	SD_BUS_METHOD_WITH_ARGS("Check", SD_BUS_ARGS("a{sv}", options), SD_BUS_RESULT("o", job),
 		method_fs_check, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Repair", SD_BUS_ARGS("a{sv}", options), SD_BUS_RESULT("o", job),
+		method_fs_repair, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Detach", SD_BUS_ARGS("a{sv}", options), SD_BUS_NO_RESULT,
+		method_fs_detach, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_ARGS("FilesAdded", SD_BUS_ARGS("as", paths), 0),
 	SD_BUS_VTABLE_END,
 };

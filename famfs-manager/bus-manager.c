@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * org.famfs.Manager1 on /org/famfs/Manager: its vtable and properties,
- * ListFileSystems, Check and Replay.  The namespace methods are in
- * bus-create.c, the reading and data methods in bus-files.c.  Each method
+ * ListFileSystems, Check (a job) and Replay.  The namespace methods are in
+ * bus-create.c, the reading and data methods in bus-files.c, the
+ * administration (Attach, Format, Reload, SetAutomount) in bus-admin.c.  Each method
  * decodes its arguments, asks auth.c who may do it, and hands the work to
  * the manager core and libfamfs; their negative errno and message become
  * a named error at this edge (bus-errors.c).
@@ -24,6 +25,7 @@
 #include "cleanup.h"
 #include "famfs/bus-api.h"
 #include "manager.h"
+#include "job.h"
 #include "path.h"
 
 /* Resolves @path to a usable file system and relative path. */
@@ -99,7 +101,7 @@ static int do_check(sd_bus_message *msg, struct bus_server *s, sd_bus_error *e)
 	r = manager_resolve(s->m, path, &f, rel, sizeof(rel), &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
-	return bus_reply_check(msg, s, f, e);
+	return bus_start_check_job(msg, s, f, JOB_CHECK, e);
 }
 
 static int method_check(sd_bus_message *msg, void *userdata, sd_bus_error *e)
@@ -138,6 +140,8 @@ static int prop_manager(sd_bus *bus, const char *path, const char *iface, const 
 		return sd_bus_message_append(reply, "t", s->m->cfg.poll_ms * 1000);
 	if (!strcmp(prop, "Polkit"))
 		return sd_bus_message_append(reply, "b", s->m->cfg.polkit);
+	if (!strcmp(prop, "AutoMount"))
+		return sd_bus_message_append(reply, "b", s->m->cfg.automount);
 	if (!strcmp(prop, "FaultsPTE"))
 		return sd_bus_message_append(reply, "t", s->m->faults[0]);
 	if (!strcmp(prop, "FaultsPMD"))
@@ -154,6 +158,7 @@ const sd_bus_vtable bus_manager_vtable[] = {
 	SD_BUS_PROPERTY("PollIntervalUSec", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Polkit", "b", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("CallsDenied", "t", prop_manager, 0, 0),
+	SD_BUS_PROPERTY("AutoMount", "b", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	/* famfs.ko counts faults for the whole module, not per mount. */
 	SD_BUS_PROPERTY("FaultsPTE", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("FaultsPMD", "t", prop_manager, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -193,8 +198,24 @@ const sd_bus_vtable bus_manager_vtable[] = {
 		method_list_file_systems, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("Check",
 		SD_BUS_ARGS("s", path, "a{sv}", options),
-		SD_BUS_RESULT("s", verdict, "t", errors, "t", warnings, "a(ssxss)", findings),
+		SD_BUS_RESULT("o", job),
 		method_check, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Attach",
+		SD_BUS_ARGS("s", device, "a{sv}", options),
+		SD_BUS_RESULT("o", filesystem),
+		method_attach, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Format",
+		SD_BUS_ARGS("s", device, "a{sv}", options),
+		SD_BUS_RESULT("o", job),
+		method_format, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("Reload",
+		SD_BUS_NO_ARGS,
+		SD_BUS_NO_RESULT,
+		method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("SetAutomount",
+		SD_BUS_ARGS("s", uuid, "b", automount),
+		SD_BUS_NO_RESULT,
+		method_set_automount, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_ARGS("OpenFile",
 		SD_BUS_ARGS("s", path, "a{sv}", options),
 		SD_BUS_RESULT("h", fd, "t", size, "u", extent_type, "t", chunk_size, "a(ttt)", extents),

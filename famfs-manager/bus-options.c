@@ -21,6 +21,11 @@ static const struct option_def {
 	{ "parents",    BUS_OPT_PARENTS,    "b", offsetof(struct bus_options, parents) },
 	{ "writable",   BUS_OPT_WRITABLE,   "b", offsetof(struct bus_options, writable) },
 	{ "descriptor", BUS_OPT_DESCRIPTOR, "s", offsetof(struct bus_options, descriptor) },
+	{ "mount_point", BUS_OPT_MOUNT_POINT, "s", offsetof(struct bus_options, mount_point) },
+	{ "backend",    BUS_OPT_BACKEND,    "s", offsetof(struct bus_options, backend) },
+	{ "read_only",  BUS_OPT_READ_ONLY,  "b", offsetof(struct bus_options, read_only) },
+	{ "force",      BUS_OPT_FORCE,      "b", offsetof(struct bus_options, force) },
+	{ "log_len",    BUS_OPT_LOG_LEN,    "t", offsetof(struct bus_options, log_len) },
 };
 
 #define N_OPTIONS (sizeof(option_table) / sizeof(option_table[0]))

@@ -21,6 +21,11 @@ enum {
 	BUS_OPT_PARENTS    = 1u << 5,
 	BUS_OPT_WRITABLE   = 1u << 6,
 	BUS_OPT_DESCRIPTOR = 1u << 7,
+	BUS_OPT_MOUNT_POINT = 1u << 8,
+	BUS_OPT_BACKEND    = 1u << 9,
+	BUS_OPT_READ_ONLY  = 1u << 10,
+	BUS_OPT_FORCE      = 1u << 11,
+	BUS_OPT_LOG_LEN    = 1u << 12,
 };
 
 struct bus_options {
@@ -31,6 +36,11 @@ struct bus_options {
 	bool parents;
 	bool writable;
 	const char *descriptor;     /* OpenFile: "auto", "device" or "file"; points into the message */
+	const char *mount_point;    /* Attach; points into the message */
+	const char *backend;        /* Attach: "auto", "kernel" or "view" */
+	bool read_only;             /* Attach */
+	bool force;                 /* Detach, Format */
+	uint64_t log_len;           /* Format */
 };
 
 /* Reads the a{sv} at the message's read position, options in @allowed only. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The bus server: registers the objects (bus-manager.c, bus-filesystem.c)
+ * The bus server: registers the objects (bus-manager.c, bus-filesystem.c,
+ * bus-job.c)
  * and turns the manager core's events into ObjectManager signals and
  * PropertiesChanged.
  */
@@ -95,6 +96,13 @@ int bus_server_new(struct manager *m, sd_bus *bus, struct bus_server **ret)
 	if (r < 0)
 		return r;
 	r = sd_bus_add_node_enumerator(bus, NULL, FAMFS_FS_PATH_PREFIX, bus_fsys_enumerate, s);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_fallback_vtable(bus, NULL, FAMFS_JOB_PATH_PREFIX, FAMFS_JOB_IFACE, bus_job_vtable,
+				       bus_job_find, s);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_node_enumerator(bus, NULL, FAMFS_JOB_PATH_PREFIX, bus_job_enumerate, s);
 	if (r < 0)
 		return r;
 	r = sd_event_add_defer(m->event, &s->flush, on_flush, s);

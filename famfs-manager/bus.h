@@ -16,6 +16,7 @@
 
 struct manager;
 struct fsys;
+struct job;
 
 struct bus_server {
 	struct manager *m;
@@ -36,5 +37,8 @@ void bus_fsys_removed(struct bus_server *s, struct fsys *f);
 void bus_flush_changes(struct bus_server *s);
 void bus_schedule_flush(struct bus_server *s);
 void bus_faults_changed(struct bus_server *s);
+void bus_job_added(struct bus_server *s, struct job *j);
+void bus_job_finished(struct bus_server *s, struct job *j);
+void bus_job_removed(struct bus_server *s, struct job *j);
 
 #endif

@@ -85,7 +85,7 @@ const struct fs_rule *config_rule(const struct manager_config *c, const char *uu
 	return NULL;
 }
 
-static struct fs_rule *rule_add(struct manager_config *c, const char *uuid)
+struct fs_rule *config_rule_add(struct manager_config *c, const char *uuid)
 {
 	struct fs_rule *rule = (struct fs_rule *)config_rule(c, uuid);
 
@@ -234,7 +234,7 @@ static int filesystem_key(struct manager_config *c, const char *uuid, const char
 	if (strcmp(key, "automount") && strcmp(key, "mount-point") && strcmp(key, "backend"))
 		return -ENOENT;
 	uuid_unparse_lower(u, canon);
-	rule = rule_add(c, canon);
+	rule = config_rule_add(c, canon);
 	if (!rule)
 		return famfs_err_set(err, -E2BIG, "more than %d [filesystem] sections", MANAGER_MAX_RULES);
 	if (!strcmp(key, "automount")) {
@@ -314,5 +314,48 @@ int config_load(struct manager_config *c, const char *path, bool must_exist, str
 	}
 	if (ferror(f))
 		return famfs_err_set(err, -EIO, "cannot read %s", path);
+	return 0;
+}
+
+/* A copy of @s, or NULL for NULL; false when out of memory. */
+static bool copy_string(char **dst, const char *s)
+{
+	char *c = s ? strdup(s) : NULL;
+
+	if (s && !c)
+		return false;
+	free(*dst);
+	*dst = c;
+	return true;
+}
+
+int config_apply_overlay(struct manager_config *cfg, const struct manager_config *cli, bool poll_given,
+			 bool grace_given, bool no_polkit)
+{
+	if (cli->ndevices > 0) {
+		for (size_t i = 0; i < cfg->ndevices; i++)
+			free(cfg->devices[i]);
+		cfg->ndevices = 0;
+		for (size_t i = 0; i < cli->ndevices; i++) {
+			cfg->devices[i] = strdup(cli->devices[i]);
+			if (!cfg->devices[i])
+				return -ENOMEM;
+			cfg->ndevices++;
+		}
+	}
+	if (cli->mount_root && !copy_string(&cfg->mount_root, cli->mount_root))
+		return -ENOMEM;
+	if (cli->system_uuid_file && !copy_string(&cfg->system_uuid_file, cli->system_uuid_file))
+		return -ENOMEM;
+	if (poll_given)
+		cfg->poll_ms = cli->poll_ms;
+	if (grace_given)
+		cfg->grace_ms = cli->grace_ms;
+	if (no_polkit)
+		cfg->polkit = false;
+	if (!cfg->mount_root && !copy_string(&cfg->mount_root, MANAGER_DEFAULT_MOUNT_ROOT))
+		return -ENOMEM;
+	while (strlen(cfg->mount_root) > 1 && cfg->mount_root[strlen(cfg->mount_root) - 1] == '/')
+		cfg->mount_root[strlen(cfg->mount_root) - 1] = '\0';
 	return 0;
 }

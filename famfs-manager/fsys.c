@@ -503,7 +503,8 @@ static int open_fs(struct fsys *f, const struct fsys_attach_args *a, struct famf
 	const struct famfs_device *dev;
 	int r;
 
-	r = famfs_fs_open(a->device, FAMFS_DEVICE_WRITE, a->host_uuid, &f->bt.fs, err);
+	r = famfs_fs_open(a->device, a->override && a->override->read_only ? 0 : FAMFS_DEVICE_WRITE,
+			  a->override && a->override->read_only ? NULL : a->host_uuid, &f->bt.fs, err);
 	if (r == -EACCES || r == -EROFS || r == -EPERM) {
 		memset(err, 0, sizeof(*err));
 		r = famfs_fs_open(a->device, 0, a->host_uuid, &f->bt.fs, err);
@@ -546,7 +547,7 @@ static int attach_opened(struct fsys *f, const struct fsys_attach_args *a)
 	/* Entries another local writer appends are announced even when a create finds them. */
 	famfs_fs_set_observer(f->bt.fs, on_apply, f);
 	set_uuid(f, famfs_fs_superblock(f->bt.fs)->uuid);
-	attach_policy_plan(a->policy, f->bt.uuid, dev->kind == FAMFS_DEVICE_IMAGE, &plan);
+	attach_policy_plan(a->policy, f->bt.uuid, dev->kind == FAMFS_DEVICE_IMAGE, a->override, &plan);
 	r = attach_plan_apply(&f->bt, &plan);
 	if (r < 0) {
 		attach_plan_done(&plan);
@@ -615,6 +616,13 @@ int fsys_attach(const struct fsys_attach_args *a, struct fsys **ret)
 	f->dirty = false;
 	*ret = TAKE_PTR(f);
 	return 0;
+}
+
+int fsys_in_use(struct fsys *f, char *buf, size_t len)
+{
+	if (!f->bt.fs || !f->bt.ops->in_use || !f->bt.mountpoint[0])
+		return 0;
+	return f->bt.ops->in_use(&f->bt, buf, len);
 }
 
 void fsys_detach(struct fsys *f, const char *reason)

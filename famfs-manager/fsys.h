@@ -76,6 +76,7 @@ struct fsys_attach_args {
 	const uint8_t *host_uuid;       /* this host's system UUID, or NULL: a client */
 	uint64_t grace_ms;
 	struct attach_policy *policy;
+	const struct attach_override *override;   /* an operator's Attach, or NULL */
 };
 
 /*
@@ -85,6 +86,12 @@ struct fsys_attach_args {
  */
 int fsys_attach(const struct fsys_attach_args *a, struct fsys **ret);
 struct fsys *fsys_free(struct fsys *f);
+/*
+ * Whether processes other than this one hold a file, a mapping or a
+ * working directory in @f's kernel mount: 1 with who in @buf, 0 when none
+ * (always for the view backend), or -errno.
+ */
+int fsys_in_use(struct fsys *f, char *buf, size_t len);
 /* Detaches safely, the object kept: health failed, @reason the only reason. */
 void fsys_detach(struct fsys *f, const char *reason);
 

@@ -169,4 +169,12 @@ typedef void (*kernel_check_fn)(void *userdata, const char *code, int64_t index,
 				const char *relpath, const char *message);
 int kernel_check_mount(struct backend_target *t, kernel_check_fn fn, void *userdata, struct famfs_err *err);
 
+/*
+ * Who holds something in the mount at @mountpoint, as umount(2) would find
+ * it busy: processes other than this one with an open file, a mapping or a
+ * working or root directory on it (from /proc).  Returns how many, with
+ * the first few as "pid N (comm)" in @buf.
+ */
+int kernel_mount_users(const char *mountpoint, char *buf, size_t len);
+
 #endif

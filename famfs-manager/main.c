@@ -105,11 +105,35 @@ static void on_faults_changed(void *userdata)
 	bus_faults_changed(d->server);
 }
 
+static void on_job_added(void *userdata, struct job *j)
+{
+	struct daemon *d = userdata;
+
+	bus_job_added(d->server, j);
+}
+
+static void on_job_finished(void *userdata, struct job *j)
+{
+	struct daemon *d = userdata;
+
+	bus_job_finished(d->server, j);
+}
+
+static void on_job_removed(void *userdata, struct job *j)
+{
+	struct daemon *d = userdata;
+
+	bus_job_removed(d->server, j);
+}
+
 static const struct manager_events daemon_events = {
 	.fs_added = on_fs_added,
 	.fs_removed = on_fs_removed,
 	.changed = on_changed,
 	.faults_changed = on_faults_changed,
+	.job_added = on_job_added,
+	.job_finished = on_job_finished,
+	.job_removed = on_job_removed,
 };
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -120,31 +144,16 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return sd_event_exit(m->event, 0);
 }
 
-/* Moves what the command line gave over what the file said. */
-static void apply_command_line(struct manager_config *cfg, struct manager_config *cli, bool poll_given,
-			       bool grace_given, bool no_polkit)
+/* SIGHUP: Reload, as the bus method does it. */
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	if (cli->ndevices > 0) {
-		for (size_t i = 0; i < cfg->ndevices; i++)
-			free(cfg->devices[i]);
-		memcpy(cfg->devices, cli->devices, sizeof(cli->devices));
-		cfg->ndevices = cli->ndevices;
-		cli->ndevices = 0;
-	}
-	if (cli->mount_root) {
-		free(cfg->mount_root);
-		cfg->mount_root = TAKE_PTR(cli->mount_root);
-	}
-	if (cli->system_uuid_file) {
-		free(cfg->system_uuid_file);
-		cfg->system_uuid_file = TAKE_PTR(cli->system_uuid_file);
-	}
-	if (poll_given)
-		cfg->poll_ms = cli->poll_ms;
-	if (grace_given)
-		cfg->grace_ms = cli->grace_ms;
-	if (no_polkit)
-		cfg->polkit = false;
+	struct manager *m = userdata;
+	struct famfs_err err = {0};
+
+	(void)sd_notify(0, "RELOADING=1");
+	(void)manager_reload(m, &err);
+	notify_status(m, true);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -164,19 +173,20 @@ int main(int argc, char **argv)
 	};
 	struct daemon d = {0};
 	struct manager *m = &d.m;
-	struct manager_config cli;
+	struct manager_config *cli = &m->source.overlay;
 	const char *config_path = MANAGER_DEFAULT_CONFIG;
-	bool config_given = false, poll_given = false, grace_given = false, no_polkit = false;
+	bool config_given = false;
 	struct famfs_err err = {0};
 	sd_bus *bus = NULL;
 	sigset_t ss;
 	int c, r;
 
-	config_init(&cli);
+	manager_init(m);
+	config_init(cli);
 	while ((c = getopt_long(argc, argv, "d:r:p:g:u:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (config_add_device(&cli, optarg, &err) < 0) {
+			if (config_add_device(cli, optarg, &err) < 0) {
 				log_error("--device %s: %s", optarg, err.msg);
 				return 1;
 			}
@@ -186,29 +196,29 @@ int main(int argc, char **argv)
 				log_error("--mount-root must be an absolute path, not \"%s\"", optarg);
 				return 1;
 			}
-			free(cli.mount_root);
-			cli.mount_root = strdup(optarg);
+			free(cli->mount_root);
+			cli->mount_root = strdup(optarg);
 			break;
 		case 'p':
-			if (parse_ms_arg("--poll-interval", optarg, 1, &cli.poll_ms) < 0)
+			if (parse_ms_arg("--poll-interval", optarg, 1, &cli->poll_ms) < 0)
 				return 1;
-			poll_given = true;
+			m->source.poll_given = true;
 			break;
 		case 'g':
-			if (parse_ms_arg("--torn-tail-grace", optarg, 0, &cli.grace_ms) < 0)
+			if (parse_ms_arg("--torn-tail-grace", optarg, 0, &cli->grace_ms) < 0)
 				return 1;
-			grace_given = true;
+			m->source.grace_given = true;
 			break;
 		case 'u':
-			free(cli.system_uuid_file);
-			cli.system_uuid_file = strdup(optarg);
+			free(cli->system_uuid_file);
+			cli->system_uuid_file = strdup(optarg);
 			break;
 		case 'c':
 			config_path = optarg;
 			config_given = true;
 			break;
 		case OPT_NO_POLKIT:
-			no_polkit = true;
+			m->source.no_polkit = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -226,19 +236,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* The file first, then the command line on top. */
-	manager_init(m);
-	r = config_load(&m->cfg, config_path, config_given, &err);
+	/* The file first, then the command line on top; Reload and SIGHUP read both again. */
+	m->source.path = strdup(config_path);
+	m->source.must_exist = config_given;
+	if (!m->source.path) {
+		log_error("out of memory");
+		return 1;
+	}
+	config_free(&m->cfg);
+	r = manager_load_config(m, &m->cfg, &err);
 	if (r < 0) {
 		log_error("%s", err.msg);
 		return 1;
 	}
-	apply_command_line(&m->cfg, &cli, poll_given, grace_given, no_polkit);
-	config_free(&cli);
-	if (!m->cfg.mount_root)
-		m->cfg.mount_root = strdup(MANAGER_DEFAULT_MOUNT_ROOT);
-	while (strlen(m->cfg.mount_root) > 1 && m->cfg.mount_root[strlen(m->cfg.mount_root) - 1] == '/')
-		m->cfg.mount_root[strlen(m->cfg.mount_root) - 1] = '\0';
 
 	r = famfs_system_uuid_get(m->cfg.system_uuid_file, false, m->host_uuid, &err);
 	if (r < 0)
@@ -249,6 +259,7 @@ int main(int argc, char **argv)
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	if (medium_guard_install() < 0)
 		log_warning_errno(errno, "cannot install the SIGBUS handler: %m");
@@ -261,6 +272,7 @@ int main(int argc, char **argv)
 	}
 	(void)sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
 	(void)sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+	(void)sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
 	(void)sd_event_set_watchdog(m->event, true);
 
 	for (size_t i = 0; i < m->cfg.ndevices; i++)

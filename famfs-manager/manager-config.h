@@ -53,6 +53,11 @@ void config_free(struct manager_config *c);
 /* Reads an ini file; a missing file is fine unless @must_exist.  Messages name the file and line. */
 int config_load(struct manager_config *c, const char *path, bool must_exist, struct famfs_err *err);
 int config_add_device(struct manager_config *c, const char *path, struct famfs_err *err);
+/* The command line (@cli) over what the file said; copies, and fills in the mount root. */
+int config_apply_overlay(struct manager_config *cfg, const struct manager_config *cli, bool poll_given,
+			 bool grace_given, bool no_polkit);
+/* The [filesystem @uuid] section, made when missing (defaults throughout); NULL past MANAGER_MAX_RULES. */
+struct fs_rule *config_rule_add(struct manager_config *c, const char *uuid);
 /* The [filesystem @uuid] section (@uuid lowercase), or NULL. */
 const struct fs_rule *config_rule(const struct manager_config *c, const char *uuid);
 

@@ -16,6 +16,7 @@
 #include "attach-policy.h"
 #include "error.h"
 #include "fsys.h"
+#include "job.h"
 #include "manager-config.h"
 
 struct udev_watch;
@@ -30,6 +31,18 @@ struct manager_events {
 	void (*changed)(void *userdata, bool now);
 	/* famfs.ko's fault counters changed */
 	void (*faults_changed)(void *userdata);
+	/* @j started, ended (its outcome is in it), or is about to be freed */
+	void (*job_added)(void *userdata, struct job *j);
+	void (*job_finished)(void *userdata, struct job *j);
+	void (*job_removed)(void *userdata, struct job *j);
+};
+
+/* Where the configuration comes from, for the start and every Reload. */
+struct config_source {
+	char *path;
+	bool must_exist;
+	struct manager_config overlay;  /* the command line's settings */
+	bool poll_given, grace_given, no_polkit;
 };
 
 struct manager {
@@ -53,6 +66,10 @@ struct manager {
 	 */
 	uint64_t faults[3];
 	uint64_t faults_read_usec;      /* CLOCK_MONOTONIC */
+	struct config_source source;
+	struct job *jobs;               /* running and recently finished, oldest first */
+	unsigned next_job_id;
+	bool jobs_stopping;             /* at exit: finished jobs are not pruned */
 };
 
 /* An empty set with the default configuration; manager_done() frees it. */
@@ -67,8 +84,44 @@ void manager_set_events(struct manager *m, const struct manager_events *ev, void
  * system it holds is already attached from another device.
  */
 int manager_attach(struct manager *m, const char *device, const char *how, struct fsys **ret);
+int manager_attach_with(struct manager *m, const char *device, const char *how,
+			const struct attach_override *ov, struct fsys **ret);
 /* Detaches @f safely, its object kept (failed, @reason) until the device comes back. */
 void manager_detach(struct manager *m, struct fsys *f, const char *reason);
+/* Detaches @f and removes it from the set: its object goes. */
+void manager_remove(struct manager *m, struct fsys *f, const char *why);
+
+/*
+ * Reads the configuration (m->source) into @ret: the file, the command
+ * line on top, the defaults filled in.  Messages name the file and line.
+ */
+int manager_load_config(struct manager *m, struct manager_config *ret, struct famfs_err *err);
+/*
+ * Reads the configuration again and applies it: devices it no longer names
+ * are detached and removed, devices it newly names attached; the rest of
+ * the settings apply to what attaches from now on (mount root, poll
+ * interval, udev and system UUID file need a restart and are kept, with a
+ * warning).  A configuration that does not load changes nothing.
+ */
+int manager_reload(struct manager *m, struct famfs_err *err);
+/* The AutoMount setting for file systems attached from now on: of @uuid, or the default ("" or NULL). */
+int manager_set_automount(struct manager *m, const char *uuid, bool automount, struct famfs_err *err);
+
+/* Whether @a and @b name the same device or image (the same inode, or the same device number). */
+bool manager_same_device(const char *a, const char *b);
+/* The file system attached from @device, found by inode too; NULL when none. */
+struct fsys *manager_find_device(struct manager *m, const char *device);
+
+/* Gives @j an id and object, starts it, and tells the events; the job is the set's. */
+int manager_job_start(struct manager *m, struct job *j);
+/* Called by the runner when @j ended (job.c). */
+void manager_job_finished(struct manager *m, struct job *j);
+struct job *manager_find_job(struct manager *m, const char *object_path);
+/* A running job on @device (a mutating one only when @mutating), or NULL. */
+struct job *manager_running_job(struct manager *m, const char *device, bool mutating);
+/* Waits for every running job (cancelled) and frees them all: at exit. */
+void manager_jobs_stop(struct manager *m);
+
 /* Tells the events something changed (see struct manager_events). */
 void manager_changed(struct manager *m, bool now);
 

@@ -11,17 +11,19 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 
-#include "cache.h"
 #include "fsck.h"
 #include "log.h"
 #include "omf.h"
+#include "repair.h"
 
 int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r,
 		struct repair_result *res)
 {
 	_cleanup_(famfs_device_closep) struct famfs_device *dev = NULL;
 	struct famfs_err err = { 0 };
+	struct famfs_repair_action actions[FAMFS_REPAIR_MAX_ACTIONS];
 	struct famfs_log_header *h;
+	size_t n = 0;
 	int ret;
 
 	res->attempted = true;
@@ -36,18 +38,12 @@ int fsck_repair(const struct fsck_options *o, const struct famfs_check_report *r
 				     "cannot repair %s: its log is locked by a writer (famfs-manager?)",
 				     o->device);
 	h = (struct famfs_log_header *)(dev->base + FAMFS_LOG_OFFSET);
-	if (h->next_index != r->repair.old_next_index || h->next_seqnum != r->repair.old_next_seqnum)
-		return famfs_err_set(&res->error, -EAGAIN,
-				     "cannot repair %s: the log changed while it was checked", o->device);
-	if (h->next_index != r->repair.new_next_index)
-		res->actions[res->nactions++] = (struct repair_action){
-			"next_index", h->next_index, r->repair.new_next_index };
-	if (h->next_seqnum != r->repair.new_next_index)
-		res->actions[res->nactions++] = (struct repair_action){
-			"next_seqnum", h->next_seqnum, r->repair.new_next_index };
-	h->next_seqnum = r->repair.new_next_index;
-	h->next_index = r->repair.new_next_index;
-	famfs_cache_flush(h, sizeof(*h));
+	ret = famfs_repair_log_header(h, &r->repair, actions, &n, &err);
+	if (ret < 0)
+		return famfs_err_set(&res->error, ret, "cannot repair %s: %s", o->device, err.msg);
+	for (size_t k = 0; k < n; k++)
+		res->actions[res->nactions++] = (struct repair_action){ actions[k].field, actions[k].old_value,
+									 actions[k].new_value };
 	if (dev->kind != FAMFS_DEVICE_DAX)
 		(void)msync(dev->base + FAMFS_LOG_OFFSET, 4096, MS_SYNC);
 	res->performed = true;

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <uuid/uuid.h>
 
@@ -784,5 +786,29 @@ int famfs_fs_mkdir(struct famfs_fs *fs, const char *relpath, uint32_t mode, uint
 		*ret_node = nodes[n - 1];
 out:
 	famfs_fs_unlock(fs);
+	return r;
+}
+
+int famfs_fs_repair_tail(struct famfs_fs *fs, const struct famfs_check_repair *plan,
+			 struct famfs_repair_action ret_actions[FAMFS_REPAIR_MAX_ACTIONS], size_t *ret_n,
+			 struct famfs_err *err)
+{
+	int r;
+
+	if (!fs->master)
+		return famfs_err_set(err, -EPERM, "%s: this host is not the master of the file system", fs->dev->path);
+	if (!fs->dev->writable)
+		return famfs_err_set(err, -EROFS, "%s is open read-only", fs->dev->path);
+	/* Every local writer appends under this lock; no other host appends to a master's log. */
+	if (flock(fs->dev->fd, LOCK_EX | LOCK_NB) < 0)
+		return famfs_err_set(err, errno == EWOULDBLOCK ? -EBUSY : -errno,
+				     "cannot repair %s: its log is locked by another writer", fs->dev->path);
+	r = famfs_repair_log_header(fs->log, plan, ret_actions, ret_n, err);
+	if (r >= 0 && (void *)fs->log == (void *)(fs->dev->base + FAMFS_LOG_OFFSET) &&
+	    fs->dev->kind != FAMFS_DEVICE_DAX)
+		(void)msync(fs->dev->base + FAMFS_LOG_OFFSET, 4096, MS_SYNC);
+	famfs_fs_unlock(fs);
+	if (r < 0)
+		famfs_err_prefix(err, "cannot repair %s", fs->dev->path);
 	return r;
 }

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "namespace.h"
 #include "omf.h"
+#include "repair.h"
 
 /* Most files one batch may create. */
 #define FAMFS_BATCH_MAX 65536
@@ -214,6 +215,15 @@ int famfs_fs_read_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_ent
  */
 int famfs_fs_copy_entry(struct famfs_fs *fs, uint32_t node, struct famfs_log_entry *ret,
 			struct famfs_err *err);
+
+/*
+ * The safe repair of a torn tail (repair.h) on the master, under the log
+ * lock taken without waiting (-EBUSY when another writer holds it):
+ * -EPERM on a client, -EAGAIN when the log changed since @plan was made.
+ */
+int famfs_fs_repair_tail(struct famfs_fs *fs, const struct famfs_check_repair *plan,
+			 struct famfs_repair_action ret_actions[FAMFS_REPAIR_MAX_ACTIONS], size_t *ret_n,
+			 struct famfs_err *err);
 
 /* Takes or drops the host-local log lock (flock on the device). */
 int famfs_fs_lock(struct famfs_fs *fs, struct famfs_err *err);

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "cleanup.h"
 #include "device.h"
+#include "format.h"
 #include "log.h"
 #include "superblock.h"
 #include "sysuuid.h"
@@ -103,21 +104,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Makes what was written reach the medium: caches for DAX, msync for images. */
-static void persist(struct famfs_device *dev, void *p, size_t len)
-{
-	famfs_cache_flush(p, len);
-	if (dev->kind != FAMFS_DEVICE_DAX)
-		(void)msync((void *)((uintptr_t)p & ~(uintptr_t)4095),
-			    len + ((uintptr_t)p & 4095), MS_SYNC);
-}
-
 static int kill_superblock(struct famfs_device *dev, const struct options *o)
 {
 	struct famfs_superblock *sb = (void *)dev->base;
 
 	sb->magic = 0;
-	persist(dev, sb, sizeof(*sb));
+	famfs_persist(dev, sb, sizeof(*sb));
 	if (!o->quiet)
 		printf("mkfs.famfs: invalidated the famfs superblock on %s\n", dev->path);
 	return 0;
@@ -150,8 +142,6 @@ int main(int argc, char **argv)
 	struct famfs_err err = { 0 };
 	struct famfs_superblock sb;
 	uint8_t host_uuid[16];
-	enum famfs_finding_code existing;
-	uint64_t min_size;
 	int r;
 
 	if (parse_options(argc, argv, &o) < 0)
@@ -167,24 +157,12 @@ int main(int argc, char **argv)
 		return MKFS_FAILED;
 	}
 
-	existing = famfs_superblock_validate((void *)dev->base, dev->size, NULL);
-	if ((existing == FAMFS_OK || existing == FAMFS_F_SB_VERSION || existing == FAMFS_F_SB_DEV_SIZE) &&
-	    !o.force) {
-		tool_error("cannot format %s: it already holds a famfs file system; use -f to overwrite it",
-			   o.device);
-		return MKFS_FAILED;
-	}
+	/* --kill needs --force (parse_options): whatever the superblock holds goes. */
 	if (o.kill)
 		return kill_superblock(dev, &o) < 0 ? MKFS_FAILED : MKFS_OK;
-
-	min_size = famfs_data_start(o.log_len) + FAMFS_ALLOC_UNIT;
-	if (dev->size < min_size) {
-		char have[32], log[32], need[32];
-
-		tool_error("cannot format %s: it is too small: %s, and a %s log needs at least %s",
-			   o.device, famfs_format_size(dev->size, have, sizeof(have)),
-			   famfs_format_size(o.log_len, log, sizeof(log)),
-			   famfs_format_size(min_size, need, sizeof(need)));
+	r = famfs_format_refuse(dev, o.log_len, o.force, &err);
+	if (r < 0) {
+		tool_error("%s", err.msg);
 		return MKFS_FAILED;
 	}
 
@@ -195,18 +173,9 @@ int main(int argc, char **argv)
 	}
 
 	/* The log first, the superblock last: a crash between leaves no valid superblock. */
-	famfs_log_format(dev->base + FAMFS_LOG_OFFSET, o.log_len);
-	persist(dev, dev->base + FAMFS_LOG_OFFSET, o.log_len);
-
-	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
-		.dev_size = dev->size,
-		.log_len = o.log_len,
-		.system_uuid = host_uuid,
-		.dev_name = o.device,
-	});
-	memset(dev->base, 0, FAMFS_SUPERBLOCK_SIZE);
-	memcpy(dev->base, &sb, sizeof(sb));
-	persist(dev, dev->base, FAMFS_SUPERBLOCK_SIZE);
+	famfs_format_log(dev, o.log_len);
+	famfs_format_superblock(dev, o.log_len, host_uuid, o.device);
+	sb = *(const struct famfs_superblock *)dev->base;
 
 	if (!o.quiet)
 		print_result(dev, &sb);

@@ -365,15 +365,13 @@ void check_result_clear(struct check_result *c)
 	*c = (struct check_result){ 0 };
 }
 
-int client_check(const char *mountpoint, struct check_result *ret, sd_bus_error *e)
+int client_read_check(sd_bus_message *reply, struct check_result *ret)
 {
 	_cleanup_(check_result_clear) struct check_result c = { 0 };
 	struct check_finding f;
 	int r;
 
-	r = call_manager("Check", e, &c.reply, "sa{sv}", mountpoint, 0);
-	if (r < 0)
-		return r;
+	c.reply = sd_bus_message_ref(reply);
 	r = sd_bus_message_read(c.reply, "stt", &c.verdict, &c.errors, &c.warnings);
 	if (r >= 0)
 		r = sd_bus_message_enter_container(c.reply, 'a', "(ssxss)");
@@ -389,4 +387,9 @@ int client_check(const char *mountpoint, struct check_result *ret, sd_bus_error 
 	*ret = c;
 	c = (struct check_result){ 0 };
 	return 0;
+}
+
+sd_bus *client_bus(void)
+{
+	return bus;
 }

@@ -110,6 +110,10 @@ struct check_result {
 };
 
 void check_result_clear(struct check_result *c);
-int client_check(const char *mountpoint, struct check_result *ret, sd_bus_error *e);
+/* Decodes a check's "stta(ssxss)" (Job1.Result); takes a reference on @reply. */
+int client_read_check(sd_bus_message *reply, struct check_result *ret);
+
+/* The connection, for the calls of client-admin.c. */
+sd_bus *client_bus(void);
 
 #endif

@@ -248,60 +248,6 @@ int cmd_map(int argc, char **argv)
 	return FAMFSCTL_OK;
 }
 
-/* One file system: prints its verdict and findings (or adds them to @json); *@clean goes false on damage. */
-static int check_one(const char *mountpoint, struct json_object *json, bool *clean)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(check_result_clear) struct check_result c = { 0 };
-	int r;
-
-	r = client_check(mountpoint, &c, &e);
-	if (r < 0)
-		return client_error("check", mountpoint, &e, r);
-	if (strcmp(c.verdict, "clean") != 0)
-		*clean = false;
-	if (json)
-		json_check_list_add(json, mountpoint, &c);
-	else
-		text_check(mountpoint, &c);
-	return 0;
-}
-
-int cmd_check(int argc, char **argv)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(fsinfo_list_clear) struct fsinfo_list l = { 0 };
-	struct json_object *json = NULL;
-	bool clean = true;
-	int r, failed = 0;
-
-	if (argc == 1) {
-		r = client_list_fs(&l, &e);
-		if (r < 0)
-			return client_error("list file systems", NULL, &e, r);
-	}
-	if (arg_json)
-		json = json_check_list_new();
-	if (argc > 1) {
-		for (int a = 1; a < argc; a++) {
-			r = check_one(argv[a], json, &clean);
-			if (r < 0)
-				failed = r;
-		}
-	} else {
-		for (size_t i = 0; i < l.n; i++) {
-			r = check_one(l.v[i].mountpoint, json, &clean);
-			if (r < 0)
-				failed = r;
-		}
-	}
-	json_print(json);
-	/* As fsck(8): an operational error outranks damage found. */
-	if (failed < 0)
-		return failed;
-	return clean ? FAMFSCTL_OK : FAMFSCTL_DAMAGED;
-}
-
 int cmd_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = { { "textfile", required_argument, NULL, 't' }, { 0 } };

@@ -36,6 +36,11 @@ int cmd_mkdir(int argc, char **argv);
 int cmd_cp(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_map(int argc, char **argv);
+/* admin.c: the verbs that drive Attach, Detach, Format, Repair and Check */
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_format(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 

@@ -117,6 +117,15 @@ json_object *json_check_list_new(void)
 	return json_object_new_array();
 }
 
+void json_check_list_add_job(json_object *list, const char *mountpoint, const char *job)
+{
+	json_object *o = json_object_new_object();
+
+	add_string(o, "mountpoint", mountpoint);
+	add_string(o, "job", job);
+	json_object_array_add(list, o);
+}
+
 void json_check_list_add(json_object *list, const char *mountpoint, const struct check_result *c)
 {
 	json_object *o = json_object_new_object(), *findings = json_object_new_array();

@@ -33,6 +33,12 @@ static const struct {
 	{ "cat", cmd_cat },
 	{ "map", cmd_map },
 	{ "check", cmd_check },
+	{ "attach", cmd_attach },
+	{ "mount", cmd_attach },
+	{ "detach", cmd_detach },
+	{ "umount", cmd_detach },
+	{ "format", cmd_format },
+	{ "repair", cmd_repair },
 	{ "metrics", cmd_metrics },
 };
 
@@ -49,10 +55,16 @@ static void usage(FILE *o)
 		"  cp [-m MODE] LOCAL PATH      create PATH and copy LOCAL into it\n"
 		"  cat PATH...                  write file contents to stdout\n"
 		"  map PATH                     show a file's extents\n"
-		"  check [MOUNTPOINT...]        run the checker (exit 0 clean, 4 damaged)\n"
+		"  check [--no-wait] [MOUNTPOINT...]  run the checker as a job (exit 0 clean, 4 damaged)\n"
+		"  attach|mount [--mount-point DIR] [--backend B] [--read-only] DEVICE\n"
+		"                               attach (and mount) a famfs device\n"
+		"  detach|umount [--force] MOUNTPOINT|DEVICE  unmount and detach it\n"
+		"  format [--force] [--log-len SIZE] [--no-wait] DEVICE  make a famfs file system\n"
+		"  repair [--no-wait] MOUNTPOINT|DEVICE  cut a torn log tail back (the master only)\n"
 		"  metrics [--textfile DIR]     Prometheus text format\n\n"
 		"Options:\n"
-		"  -j, --json                   JSON output (status, ls, map, check)\n"
+		"  -j, --json                   JSON output (status, ls, map, check, attach, detach,\n"
+		"                               format, repair)\n"
 		"      --no-ask-password        do not let polkit ask for a password\n"
 		"  -h, --help                   this help\n"
 		"      --version                the version\n"

@@ -27,6 +27,8 @@ void json_print_layout(const char *path, const struct file_layout *l);
 /* check prints one array, filled as the file systems are checked. */
 struct json_object *json_check_list_new(void);
 void json_check_list_add(struct json_object *list, const char *mountpoint, const struct check_result *c);
+/* check --no-wait: the job started on @mountpoint. */
+void json_check_list_add_job(struct json_object *list, const char *mountpoint, const char *job);
 /* Prints and frees @o; accepts NULL. */
 void json_print(struct json_object *o);
 

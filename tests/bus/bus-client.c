@@ -123,6 +123,17 @@ static int client_call(sd_bus *bus, int argc, char **argv)
 				       0);
 	else if (!strcmp(method, "FsReplay"))
 		r = sd_bus_call_method(bus, FAMFS_BUS_NAME, argv[1], FAMFS_FS_IFACE, "Replay", &e, &reply, "");
+	else if (!strcmp(method, "Attach") || !strcmp(method, "Format"))   /* DEVICE */
+		r = manager_call(bus, method, &e, &reply, "sa{sv}", argv[1], 0);
+	else if (!strcmp(method, "Reload"))
+		r = manager_call(bus, method, &e, &reply, "");
+	else if (!strcmp(method, "SetAutomount"))                          /* UUID */
+		r = manager_call(bus, method, &e, &reply, "sb", argv[1], 0);
+	else if (!strcmp(method, "FsDetach") || !strcmp(method, "FsRepair"))   /* OBJECT */
+		r = sd_bus_call_method(bus, FAMFS_BUS_NAME, argv[1], FAMFS_FS_IFACE, method + 2, &e, &reply,
+				       "a{sv}", 0);
+	else if (!strcmp(method, "JobCancel"))                             /* JOB */
+		r = sd_bus_call_method(bus, FAMFS_BUS_NAME, argv[1], FAMFS_JOB_IFACE, "Cancel", &e, &reply, "");
 	else if (!strcmp(method, "ListFileSystems"))
 		r = manager_call(bus, method, &e, &reply, "");
 	else if (!strcmp(method, "CreateFile") && argc == 5)   /* PATH MODE UID GID */

@@ -19,6 +19,12 @@
  *                                 multiple of 2 MiB
  *   sum DEVICE LEN                a 64-bit hash of DEVICE's first LEN
  *                                 bytes, read through a mapping
+ *   torn-tail LOG                 through a mapping of LOG (a mount's
+ *                                 .meta/.log), append an entry whose CRC
+ *                                 is wrong: a write torn in flight
+ *   mmap-hold FILE READY          map FILE (MAP_SHARED), touch its first
+ *                                 page, create READY, then keep the
+ *                                 mapping (and no descriptor) until killed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +37,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "omf.h"
 
 static uint64_t now_us(void)
 {
@@ -171,6 +179,69 @@ static int cmd_mmap_write(const char *path, uint64_t seed)
 	munmap(p, (size_t)st.st_size);
 	printf("wrote %lld bytes through a shared mapping\n", (long long)st.st_size);
 	return 0;
+}
+
+/* What a writer that died mid-append leaves: next_index past an entry that is not intact. */
+static int cmd_torn_tail(const char *path)
+{
+	struct famfs_log_header *h;
+	struct famfs_log_entry *e;
+	struct stat st;
+	uint8_t *p;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*h) + sizeof(*e)) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	h = (struct famfs_log_header *)p;
+	if (h->next_index > h->last_index) {
+		printf("the log is full\n");
+		return 1;
+	}
+	e = (struct famfs_log_entry *)(p + sizeof(*h)) + h->next_index;
+	memset(e, 0xab, sizeof(*e));
+	e->seqnum = h->next_index;
+	h->next_index++;
+	h->next_seqnum++;
+	msync(p, (size_t)st.st_size, MS_SYNC);
+	printf("torn entry at index %llu\n", (unsigned long long)(h->next_index - 1));
+	munmap(p, (size_t)st.st_size);
+	return 0;
+}
+
+/* A mapping of @path held by a process with no descriptor of it: what makes a mount busy. */
+static int cmd_mmap_hold(const char *path, const char *ready)
+{
+	struct stat st;
+	volatile uint8_t *p;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		printf("cannot mmap %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p[0] = p[0];
+	fd = open(ready, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0) {
+		printf("cannot create %s: %s\n", ready, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	for (;;)
+		pause();
 }
 
 /* A media failure under a page of @path: what a real one makes famfs.ko do. */
@@ -370,6 +441,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "mmap-write"))
 		return cmd_mmap_write(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "torn-tail"))
+		return cmd_torn_tail(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "mmap-hold"))
+		return cmd_mmap_hold(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "poison"))
 		return cmd_poison(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "pattern"))
