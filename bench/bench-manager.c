@@ -12,10 +12,12 @@
  * (--config: the daemons' configuration file, default none: the defaults;
  * --idle-seconds: how long idle CPU is measured, default 60)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +260,71 @@ static int create_one(sd_bus *bus, const char *path)
 	return r;
 }
 
+/* An empty method call to the daemon: what any call over the bus costs */
+static int ping(sd_bus *bus)
+{
+	sd_bus_message *reply = NULL;
+	int r = sd_bus_call_method(bus, FAMFS_BUS_NAME, "/", "org.freedesktop.DBus.Peer", "Ping", NULL, &reply, "");
+
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+/*
+ * 2000 single CreateFile calls, then 2000 Pings on the same connection
+ * right after (the baseline of this run); calls per second of each.
+ */
+static double create_rate(sd_bus *bus, int run, const char *tag, double *ret_ping_rate)
+{
+	uint64_t t0 = now_ns();
+	int n = 2000;
+
+	for (int i = 0; i < n; i++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "/run/famfs-bench/bench/s%s%d-%05d", tag, run, i);
+		if (create_one(bus, p) < 0)
+			exit(1);
+	}
+	double rate = n / ((now_ns() - t0) / 1e9);
+
+	t0 = now_ns();
+	for (int i = 0; i < n; i++)
+		if (ping(bus) < 0) {
+			fprintf(stderr, "bench: Peer.Ping failed\n");
+			exit(1);
+		}
+	*ret_ping_rate = n / ((now_ns() - t0) / 1e9);
+	return rate;
+}
+
+/* This process, the daemon and its dbus-daemon on CPU 0 (all threads), or back on every CPU */
+static void pin_to_cpu0(bool pin, pid_t daemon, pid_t broker)
+{
+	pid_t pids[] = { 0, daemon, broker };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (pin)
+		CPU_SET(0, &set);
+	else
+		for (int c = 0; c < CPU_SETSIZE && c < sysconf(_SC_NPROCESSORS_ONLN); c++)
+			CPU_SET(c, &set);
+	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
+		char dir[64];
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(dir, sizeof(dir), "/proc/%d/task", pids[i] ? pids[i] : getpid());
+		d = opendir(dir);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				(void)sched_setaffinity(atoi(e->d_name), sizeof(set), &set);
+		if (d)
+			closedir(d);
+	}
+}
+
 struct follow {
 	const char *want;
 	uint64_t seen_ns;
@@ -353,21 +420,20 @@ static void bench_bus(void)
 	pc = daemon_start(&b2, img, ub, &c);
 
 	if (!only || !strcmp(only, "create")) {
+		double pinned[5], pings[5], pinned_pings[5];
+
 		for (int run = 0; run < 5; run++) {
-			uint64_t t0 = now_ns();
-			int n = 2000;
-
-			for (int i = 0; i < n; i++) {
-				char p[96];
-
-				snprintf(p, sizeof(p), "/run/famfs-bench/bench/s%d-%05d", run, i);
-				if (create_one(m, p) < 0)
-					exit(1);
-			}
-			rates[run] = n / ((now_ns() - t0) / 1e9);
+			rates[run] = create_rate(m, run, "u", &pings[run]);
+			pin_to_cpu0(true, pm, b1.pid);
+			pinned[run] = create_rate(m, run, "p", &pinned_pings[run]);
+			pin_to_cpu0(false, pm, b1.pid);
 		}
-		printf("single CreateFile over the bus: median %.0f calls/s (5 runs of 2000; target >= 5000)\n",
-		       percentile(rates, 5, 0.5));
+		printf("single CreateFile over the bus: median %.0f calls/s unpinned (5 runs of 2000; target >= 5000); "
+		       "empty call (Peer.Ping) %.0f/s\n", percentile(rates, 5, 0.5), percentile(pings, 5, 0.5));
+		printf("single CreateFile, client, dbus-daemon and daemon pinned to CPU 0: median %.0f calls/s, "
+		       "Peer.Ping %.0f/s on the same connection: ratio %.2f (target >= 0.7)\n",
+		       percentile(pinned, 5, 0.5), percentile(pinned_pings, 5, 0.5),
+		       percentile(pinned, 5, 0.5) / percentile(pinned_pings, 5, 0.5));
 	}
 	if (!only || !strcmp(only, "batch")) {
 		for (int run = 0; run < 5; run++) {

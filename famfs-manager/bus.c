@@ -25,7 +25,15 @@ int bus_append_name(sd_bus_message *m, const char *raw)
 	return sd_bus_message_append(m, "s", escaped);
 }
 
-static int on_flush(sd_event_source *source, void *userdata)
+/*
+ * Changes are announced (PropertiesChanged, FilesAdded) at most
+ * FLUSH_DELAY_USEC after the first of them: a caller creating files one
+ * call after another would otherwise get two signals per call, each a
+ * message through dbus-daemon, which cost more than the call itself.
+ */
+#define FLUSH_DELAY_USEC 1000
+
+static int on_flush(sd_event_source *source, uint64_t usec, void *userdata)
 {
 	bus_flush_changes(userdata);
 	return 0;
@@ -33,6 +41,15 @@ static int on_flush(sd_event_source *source, void *userdata)
 
 void bus_schedule_flush(struct bus_server *s)
 {
+	int enabled = SD_EVENT_OFF;
+	uint64_t now;
+
+	(void)sd_event_source_get_enabled(s->flush, &enabled);
+	if (enabled != SD_EVENT_OFF)
+		return;
+	if (sd_event_now(s->m->event, CLOCK_MONOTONIC, &now) < 0)
+		now = 0;
+	(void)sd_event_source_set_time(s->flush, now + FLUSH_DELAY_USEC);
 	(void)sd_event_source_set_enabled(s->flush, SD_EVENT_ONESHOT);
 }
 
@@ -105,7 +122,7 @@ int bus_server_new(struct manager *m, sd_bus *bus, struct bus_server **ret)
 	r = sd_bus_add_node_enumerator(bus, NULL, FAMFS_JOB_PATH_PREFIX, bus_job_enumerate, s);
 	if (r < 0)
 		return r;
-	r = sd_event_add_defer(m->event, &s->flush, on_flush, s);
+	r = sd_event_add_time(m->event, &s->flush, CLOCK_MONOTONIC, 0, 100, on_flush, s);
 	if (r < 0)
 		return r;
 	(void)sd_event_source_set_enabled(s->flush, SD_EVENT_OFF);

@@ -21,7 +21,7 @@ struct job;
 struct bus_server {
 	struct manager *m;
 	sd_bus *bus;
-	sd_event_source *flush;         /* announces changes once the loop is idle */
+	sd_event_source *flush;         /* announces changes 1 ms after the first, once idle */
 	struct sender_cache_entry senders[SENDER_CACHE_SIZE];
 	unsigned sender_next;
 	uint64_t calls_denied;

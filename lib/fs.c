@@ -527,6 +527,9 @@ static int append_own(struct famfs_fs *fs, struct famfs_log_entry *entries, size
 	r = famfs_log_append(fs->log, entries, n, err);
 	if (r < 0)
 		return r;
+	/* Our own entries: a peek (famfs_fs_log_moved) need not replay them. */
+	if (fs->replayed_next_index == first)
+		fs->replayed_next_index = first + n;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t node;
 
