@@ -391,6 +391,71 @@ static pid_t waker_start(unsigned ms)
 	return pid;
 }
 
+/* RssAnon of @pid in bytes (anonymous memory it has touched) */
+static uint64_t rss_anon_bytes(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/* The Files property of the one file system @bus's daemon serves */
+static uint64_t files_of(sd_bus *bus)
+{
+	sd_bus_message *reply = NULL;
+	const char *o, *u, *d, *mp, *ro, *h;
+	uint64_t n = 0;
+
+	if (sd_bus_call_method(bus, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "ListFileSystems", NULL,
+			       &reply, "") >= 0 &&
+	    sd_bus_message_read(reply, "a(osssss)", 1, &o, &u, &d, &mp, &ro, &h) > 0) {
+		char obj[256];
+
+		snprintf(obj, sizeof(obj), "%s", o);
+		sd_bus_message_unref(reply);
+		reply = NULL;
+		(void)sd_bus_get_property_trivial(bus, FAMFS_BUS_NAME, obj, FAMFS_FS_IFACE, "Files", NULL, 't', &n);
+	}
+	sd_bus_message_unref(reply);
+	return n;
+}
+
+/*
+ * Anonymous memory per file: the master right after creating them, and
+ * the client once it has replayed them all, each against itself at start.
+ */
+static void report_memory(pid_t pm, pid_t pc, sd_bus *c, uint64_t master0, uint64_t client0)
+{
+	uint64_t files, master1, t0;
+
+	usleep(100000);	/* the daemon trims its heap once the last batch is answered */
+	master1 = rss_anon_bytes(pm);
+	t0 = now_ns();
+
+	files = files_of(c);
+	while (now_ns() - t0 < 20000000000ULL) {
+		uint64_t n = files_of(c);
+
+		if (n == files && n > 0 && now_ns() - t0 > 500000000ULL)
+			break;
+		files = n;
+		usleep(100000);
+	}
+	printf("daemon anonymous memory at %" PRIu64 " files: master after creating them %.0f bytes/file "
+	       "(%.1f MiB over its %.1f MiB at start), client after replaying them %.0f bytes/file (target <= 200)\n",
+	       files, files ? (double)(master1 - master0) / files : 0, (master1 - master0) / 1048576.0,
+	       master0 / 1048576.0, files ? (double)(rss_anon_bytes(pc) - client0) / files : 0);
+}
+
 static void bench_bus(void)
 {
 	char img[300], ua[300], ub[300];
@@ -398,6 +463,7 @@ static void bench_bus(void)
 	sd_bus *m, *c;
 	pid_t pm, pc;
 	double rates[5], lat[60];
+	uint64_t anon_master0, anon_client0;
 	int fd;
 
 	snprintf(img, sizeof(img), "%s/bench.img", workdir);
@@ -418,6 +484,8 @@ static void bench_bus(void)
 	bus_start(&b2, "b2");
 	pm = daemon_start(&b1, img, ua, &m);
 	pc = daemon_start(&b2, img, ub, &c);
+	anon_master0 = rss_anon_bytes(pm);
+	anon_client0 = rss_anon_bytes(pc);
 
 	if (!only || !strcmp(only, "create")) {
 		double pinned[5], pings[5], pinned_pings[5];
@@ -459,6 +527,7 @@ static void bench_bus(void)
 		}
 		printf("CreateFiles (batches of 20000, call to reply): median %.0f files/s (5 runs; target >= 50000)\n",
 		       percentile(rates, 5, 0.5));
+		report_memory(pm, pc, c, anon_master0, anon_client0);
 	}
 	if (!only || !strcmp(only, "follow")) {
 		struct follow fl = {0};

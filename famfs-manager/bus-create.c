@@ -329,6 +329,8 @@ static int create_files(sd_bus_message *msg, struct bus_server *s, bool owner_ok
 	for (size_t k = 0; k < n; k++)
 		fsys_note_new_node(f, nodes[k], NULL);
 	fsys_update_health(f);
+	if (n >= BUS_TRIM_BATCH)
+		s->trim_after_flush = true;
 	bus_schedule_flush(s);
 	return sd_bus_reply_method_return(msg, "u", (uint32_t)n);
 }

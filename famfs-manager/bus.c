@@ -6,6 +6,7 @@
  * PropertiesChanged.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,18 @@ int bus_append_name(sd_bus_message *m, const char *raw)
 
 static int on_flush(sd_event_source *source, uint64_t usec, void *userdata)
 {
-	bus_flush_changes(userdata);
+	struct bus_server *s = userdata;
+
+	bus_flush_changes(s);
+	/*
+	 * A batch of thousands of files came as one message and was decoded
+	 * into arrays, all freed by now; glibc keeps freed heap, so without
+	 * this the daemon would hold tens of MiB it no longer uses.
+	 */
+	if (s->trim_after_flush) {
+		s->trim_after_flush = false;
+		(void)malloc_trim(0);
+	}
 	return 0;
 }
 

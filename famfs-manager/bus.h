@@ -22,6 +22,7 @@ struct bus_server {
 	struct manager *m;
 	sd_bus *bus;
 	sd_event_source *flush;         /* announces changes 1 ms after the first, once idle */
+	bool trim_after_flush;          /* a large batch freed its buffers: give the heap back */
 	struct sender_cache_entry senders[SENDER_CACHE_SIZE];
 	unsigned sender_next;
 	uint64_t calls_denied;
@@ -36,6 +37,9 @@ void bus_fsys_added(struct bus_server *s, struct fsys *f);
 void bus_fsys_removed(struct bus_server *s, struct fsys *f);
 void bus_flush_changes(struct bus_server *s);
 void bus_schedule_flush(struct bus_server *s);
+
+/* A CreateFiles batch at least this long has the heap trimmed after it */
+#define BUS_TRIM_BATCH 1024
 void bus_faults_changed(struct bus_server *s);
 void bus_job_added(struct bus_server *s, struct job *j);
 void bus_job_finished(struct bus_server *s, struct job *j);
