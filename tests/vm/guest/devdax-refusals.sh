@@ -133,39 +133,7 @@ check "umount /mnt/held" umount /mnt/held
 unchanged "$DEVICE's first bytes are unchanged" "$before"
 
 # ---- goes away under a mount -----------------------------------------------------
-manager_conf kernel 100 "automount = yes" "udev-source = kernel"
-famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
-PID=$!
-check "famfs-manager (automount) mounted $DEVICE at $MNT" fullstack-tool wait-mount $MNT 60000
-i=0
-while ! grep -q ': famfs mounted ' /tmp/manager.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-c=$(replay-tool count $MNT)
-check "the mount holds the 8 files ($c)" test "$c" = "files 8 dirs 0"
-check "bytes written through a mapping of f00005" fullstack-tool mmap-write $MNT/f00005 0x55
-fullstack-tool wait-word $MNT/f00005 0x0123456789 60000 >/tmp/reader.out 2>&1 &
-READER=$!
-sleep 1
-check "a reader holds f00005 mapped" test -e /proc/$READER/stat
-out=$(replay-tool hotplug dax0.0 $MNT /tmp/manager.log 60000 /sys/bus/dax/drivers/device_dax 2>&1)
-rc=$?
-echo "# hotplug: $out"
-check "device_dax let go of dax0.0 (the daemon unmounted) and took it again (mounted again)" test $rc = 0
-check "the kernel marked the file system failed when the device went" \
-	sh -c "dmesg | grep -q 'famfs: $DEVICE: media failure at offset 0x0 length 0xffffffffffffffff'"
+device_leaves_under_mount dax0.0 /sys/bus/dax/drivers/device_dax 8 f00005 0x55
 # The daemon hears of it twice, from famfs.ko and from udev, in either order
 check "the daemon detached it on the removal event" grep -q "$DEVICE: device removed; detaching $MNT" /tmp/manager.log
-wait_gone $READER 100
-check "the reader is gone: its mapping failed instead of reaching memory that went away" gone $READER
-check "famfs-manager is still running" test -e /proc/$PID/stat
-c=$(replay-tool count $MNT)
-check "the new mount holds the 8 files again ($c)" test "$c" = "files 8 dirs 0"
-check "f00005 still holds the bytes written before" sh -c "fullstack-tool pattern 2097152 0x55 | cmp - $MNT/f00005"
-check "famfsctl check is clean" famfsctl check $MNT
-kill -TERM $PID
-check "famfs-manager exits on SIGTERM" wait_gone $PID
-check "and unmounts" sh -c "! grep -q ' $MNT famfs ' /proc/mounts"
-check "fsck.famfs is clean" fsck.famfs -n $DEVICE
-dmesg >/tmp/dmesg.all
-check "the kernel logged no BUG, Oops or WARNING" sh -c "! grep -E 'WARNING|BUG|Oops|Call Trace' /tmp/dmesg.all"
-grep -E 'WARNING|BUG|Oops|Call Trace' -A12 /tmp/dmesg.all | head -40 | sed 's/^/# dmesg: /'
 finish "" 30

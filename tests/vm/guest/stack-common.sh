@@ -162,3 +162,48 @@ start_manager() {
 	echo "# daemon: $(cat /tmp/daemon.out)"
 	return $rc
 }
+
+# device_leaves_under_mount NAME DRIVER FILES FILE SEED: with famfs-manager
+# automounting $DEVICE at $MNT (FILES files in its log), a reader keeps
+# $MNT/FILE mapped while NAME is unbound from the sysfs DRIVER directory and
+# bound again (replay-tool hotplug).  The kernel marks the file system
+# failed, the reader's mapping fails instead of reaching memory that went
+# away, the daemon survives and mounts it again with every file and the
+# bytes SEED wrote through a mapping, and it unmounts on SIGTERM with
+# fsck.famfs clean and no BUG, Oops or WARNING from the kernel.
+device_leaves_under_mount() {
+	manager_conf kernel 100 "automount = yes" "udev-source = kernel"
+	famfs-manager -c /etc/famfs/manager.conf >/tmp/manager.log 2>&1 &
+	PID=$!
+	check "famfs-manager (automount) mounted $DEVICE at $MNT" fullstack-tool wait-mount $MNT 60000
+	i=0
+	while ! grep -q ': famfs mounted ' /tmp/manager.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	c=$(replay-tool count $MNT)
+	check "the mount holds the $3 files ($c)" test "$c" = "files $3 dirs 0"
+	check "bytes written through a mapping of $4" fullstack-tool mmap-write $MNT/$4 $5
+	# a reader that keeps it mapped, waiting for a word that never comes
+	fullstack-tool wait-word $MNT/$4 0x0123456789 60000 >/tmp/reader.out 2>&1 &
+	READER=$!
+	sleep 1
+	check "a reader holds $4 mapped" test -e /proc/$READER/stat
+	out=$(replay-tool hotplug "$1" $MNT /tmp/manager.log 60000 "$2" 2>&1)
+	rc=$?
+	echo "# hotplug: $out"
+	check "$1 left $2 (the daemon unmounted) and came back (mounted again)" test $rc = 0
+	check "the kernel marked the file system failed when the device went" \
+		sh -c "dmesg | grep -q 'famfs: $DEVICE: media failure at offset 0x0 length 0xffffffffffffffff'"
+	wait_gone $READER 100
+	check "the reader is gone: its mapping failed instead of reaching memory that went away" gone $READER
+	check "famfs-manager is still running" test -e /proc/$PID/stat
+	c=$(replay-tool count $MNT)
+	check "the new mount holds the $3 files again ($c)" test "$c" = "files $3 dirs 0"
+	check "$4 still holds the bytes written before" sh -c "fullstack-tool pattern 2097152 $5 | cmp - $MNT/$4"
+	check "famfsctl check is clean" famfsctl check $MNT
+	kill -TERM $PID
+	check "famfs-manager exits on SIGTERM" wait_gone $PID
+	check "and unmounts" sh -c "! grep -q ' $MNT famfs ' /proc/mounts"
+	check "fsck.famfs is clean" fsck.famfs -n $DEVICE
+	dmesg >/tmp/dmesg.all
+	check "the kernel logged no BUG, Oops or WARNING" sh -c "! grep -E 'WARNING|BUG|Oops|Call Trace' /tmp/dmesg.all"
+	grep -E 'WARNING|BUG|Oops|Call Trace' -A12 /tmp/dmesg.all | head -40 | sed 's/^/# dmesg: /'
+}
