@@ -17,10 +17,10 @@ int pattern_parse_seed(const char *s, uint64_t *ret)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (*end || (errno && errno != ERANGE))
+		return -EINVAL;
 	if (errno == ERANGE)
 		return -ERANGE;
-	if (errno || *end)
-		return -EINVAL;
 	*ret = v;
 	return 0;
 }
