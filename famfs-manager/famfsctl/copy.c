@@ -419,7 +419,7 @@ static int plan_source(struct cp_plan *p, const char *src, const char *dest, boo
 		base = local_basename(src);
 		if (!base)
 			return tool_error_errno(-ENOMEM, "cannot plan the copy: %m");
-		if (!strcmp(base, ".") || !strcmp(base, "..") || !strcmp(base, "/"))
+		if (!base[0] || !strcmp(base, ".") || !strcmp(base, "..") || !strcmp(base, "/"))
 			return tool_error_errno(-EINVAL, "cannot copy %s into %s: it has no name of its own there; give the new name as the target",
 						src, dest);
 		name = famfs_escape_dup(base);
