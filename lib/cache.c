@@ -9,18 +9,29 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
-static int have_clflushopt = -1;
+/* CPUID leaf 7, subleaf 0, EBX: bit 23 CLFLUSHOPT, bit 24 CLWB. */
+#define CPUID7_EBX_CLFLUSHOPT (1u << 23)
+#define CPUID7_EBX_CLWB (1u << 24)
 
-static int cpu_has_clflushopt(void)
+static int cpuid7_ebx = -1;
+
+static unsigned int cpu_features(void)
 {
 	unsigned int eax, ebx, ecx, edx;
 
-	if (have_clflushopt < 0) {
-		have_clflushopt = 0;
+	if (cpuid7_ebx < 0) {
+		cpuid7_ebx = 0;
 		if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-			have_clflushopt = !!(ebx & (1u << 23));
+			cpuid7_ebx = (int)(ebx & (CPUID7_EBX_CLFLUSHOPT | CPUID7_EBX_CLWB));
 	}
-	return have_clflushopt;
+	return (unsigned int)cpuid7_ebx;
+}
+
+__attribute__((target("clwb")))
+static void writeback_lines_clwb(uintptr_t start, uintptr_t end)
+{
+	for (uintptr_t a = start; a < end; a += CACHE_LINE)
+		_mm_clwb((void *)a);
 }
 
 __attribute__((target("clflushopt")))
@@ -30,32 +41,61 @@ static void flush_lines_opt(uintptr_t start, uintptr_t end)
 		_mm_clflushopt((void *)a);
 }
 
-static void flush_lines(const void *p, size_t len)
+static void flush_lines_legacy(uintptr_t start, uintptr_t end)
+{
+	for (uintptr_t a = start; a < end; a += CACHE_LINE)
+		_mm_clflush((void *)a);
+}
+
+/*
+ * Writes the lines back; with @invalidate they also leave the cache.  CLWB
+ * may keep a line, so it serves the write-back alone; CLFLUSH (every
+ * x86-64 has it) is ordered with every store and needs no fence of its
+ * own, CLFLUSHOPT and CLWB are ordered only by the fence that follows.
+ */
+static void flush_lines(const void *p, size_t len, bool invalidate)
 {
 	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(CACHE_LINE - 1);
 	uintptr_t end = (uintptr_t)p + len;
+	unsigned int f = cpu_features();
 
 	if (len == 0)
 		return;
-	if (cpu_has_clflushopt()) {
+	if (!invalidate && (f & CPUID7_EBX_CLWB))
+		writeback_lines_clwb(start, end);
+	else if (f & CPUID7_EBX_CLFLUSHOPT)
 		flush_lines_opt(start, end);
-	} else {
-		for (uintptr_t a = start; a < end; a += CACHE_LINE)
-			_mm_clflush((void *)a);
-	}
+	else
+		flush_lines_legacy(start, end);
 }
 
 void famfs_cache_flush(const void *p, size_t len)
 {
-	flush_lines(p, len);
+	flush_lines(p, len, false);
 	_mm_sfence();
 }
 
 void famfs_cache_invalidate(const void *p, size_t len)
 {
-	/* On x86 a flush also invalidates; the fence orders later loads. */
-	flush_lines(p, len);
+	/* The fence orders the flushes before the loads that follow. */
+	flush_lines(p, len, true);
 	_mm_mfence();
+}
+
+const char *famfs_cache_flush_instruction(void)
+{
+	unsigned int f = cpu_features();
+
+	if (f & CPUID7_EBX_CLWB)
+		return "clwb";
+	if (f & CPUID7_EBX_CLFLUSHOPT)
+		return "clflushopt";
+	return "clflush";
+}
+
+const char *famfs_cache_flush_fence(void)
+{
+	return "sfence";
 }
 
 #else
@@ -72,6 +112,16 @@ void famfs_cache_invalidate(const void *p, size_t len)
 	(void)p;
 	(void)len;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+const char *famfs_cache_flush_instruction(void)
+{
+	return "none";
+}
+
+const char *famfs_cache_flush_fence(void)
+{
+	return "full fence";
 }
 
 #endif

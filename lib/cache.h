@@ -8,12 +8,25 @@
 #ifndef FAMFS_CACHE_H
 #define FAMFS_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* Write back the cache lines covering [p, p+len) and fence. */
+/*
+ * Write back the cache lines covering [p, p+len) and fence (SFENCE).  On
+ * x86-64 the instruction is chosen once through CPUID: CLWB (leaf 7 EBX
+ * bit 24) where the CPU has it, which writes a line back and may keep it,
+ * else CLFLUSHOPT (bit 23), else CLFLUSH, which every x86-64 has.
+ */
 void famfs_cache_flush(const void *p, size_t len);
 
-/* Drop the cache lines covering [p, p+len) so the next read goes to memory. */
+/* The instruction and the fence famfs_cache_flush() uses on this CPU, for people: "clwb", "sfence". */
+const char *famfs_cache_flush_instruction(void);
+const char *famfs_cache_flush_fence(void);
+
+/*
+ * Drop the cache lines covering [p, p+len) so the next read goes to memory
+ * (CLFLUSHOPT, else CLFLUSH: CLWB may keep the line; then MFENCE).
+ */
 void famfs_cache_invalidate(const void *p, size_t len);
 
 #endif

@@ -295,14 +295,18 @@ int client_get_layout(const char *path, struct file_layout *ret, sd_bus_error *e
 	return 0;
 }
 
-int client_open_file(const char *path, bool writable, int *ret_fd, struct file_layout *ret,
-		     sd_bus_error *e)
+int client_open_file(const char *path, bool writable, const char *descriptor, int *ret_fd,
+		     struct file_layout *ret, sd_bus_error *e)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct file_layout l = { 0 };
 	int fd, r;
 
-	r = call_manager("OpenFile", e, &reply, "sa{sv}", path, 1, "writable", "b", writable);
+	if (descriptor)
+		r = call_manager("OpenFile", e, &reply, "sa{sv}", path, 2, "writable", "b", writable, "descriptor",
+				 "s", descriptor);
+	else
+		r = call_manager("OpenFile", e, &reply, "sa{sv}", path, 1, "writable", "b", writable);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "htut", &fd, &l.size, &l.type, &l.chunk);
@@ -321,8 +325,19 @@ int client_open_file(const char *path, bool writable, int *ret_fd, struct file_l
 	return 0;
 }
 
+static int append_owner(sd_bus_message *m, const struct owner *o)
+{
+	int r = 0;
+
+	if (o && o->has_uid)
+		r = sd_bus_message_append(m, "{sv}", "uid", "u", o->uid);
+	if (r >= 0 && o && o->has_gid)
+		r = sd_bus_message_append(m, "{sv}", "gid", "u", o->gid);
+	return r;
+}
+
 int client_create_file(const char *path, uint64_t size, uint32_t mode, const struct interleave *il,
-		       sd_bus_error *e)
+		       const struct owner *o, sd_bus_error *e)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
 	int r;
@@ -340,15 +355,115 @@ int client_create_file(const char *path, uint64_t size, uint32_t mode, const str
 	if (r >= 0 && il->chunk)
 		r = sd_bus_message_append(call, "{sv}", "chunk_size", "t", il->chunk);
 	if (r >= 0)
+		r = append_owner(call, o);
+	if (r >= 0)
 		r = sd_bus_message_close_container(call);
 	if (r < 0)
 		return r;
 	return sd_bus_call(bus, call, CREATE_TIMEOUT_USEC, e, &reply);
 }
 
-int client_mkdir(const char *path, uint32_t mode, bool parents, sd_bus_error *e)
+int client_mkdir(const char *path, uint32_t mode, bool parents, const struct owner *o, sd_bus_error *e)
 {
-	return call_manager("Mkdir", e, NULL, "sua{sv}", path, mode, 1, "parents", "b", parents);
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &call, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH,
+					   FAMFS_MANAGER_IFACE, "Mkdir");
+	if (r >= 0)
+		r = sd_bus_message_append(call, "su", path, mode);
+	if (r >= 0)
+		r = sd_bus_message_open_container(call, 'a', "{sv}");
+	if (r >= 0)
+		r = sd_bus_message_append(call, "{sv}", "parents", "b", parents);
+	if (r >= 0)
+		r = append_owner(call, o);
+	if (r >= 0)
+		r = sd_bus_message_close_container(call);
+	if (r < 0)
+		return r;
+	return sd_bus_call(bus, call, 0, e, &reply);
+}
+
+struct pending_call {
+	bool done;
+	sd_bus_message *reply;
+};
+
+static int pending_call_done(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct pending_call *c = userdata;
+
+	c->done = true;
+	c->reply = sd_bus_message_ref(m);
+	return 0;
+}
+
+/*
+ * sd_bus_call() of this libsystemd waits only for input once a large
+ * message is partly written, and can hang there: a batch of many files is
+ * sent with the asynchronous call, and the loop polls for output too.
+ */
+static int call_large(sd_bus_message *call, sd_bus_error *e, sd_bus_message **ret_reply)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct pending_call c = { 0 };
+	const sd_bus_error *err;
+	int r;
+
+	r = sd_bus_call_async(bus, NULL, call, pending_call_done, &c, CREATE_TIMEOUT_USEC);
+	if (r < 0)
+		return r;
+	while (!c.done) {
+		r = sd_bus_process(bus, NULL);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			r = sd_bus_wait(bus, UINT64_MAX);
+			if (r < 0)
+				return r;
+		}
+	}
+	reply = c.reply;
+	err = sd_bus_message_get_error(reply);
+	if (err) {
+		r = sd_bus_error_get_errno(err);
+		sd_bus_error_copy(e, err);
+		return r > 0 ? -r : -EIO;
+	}
+	*ret_reply = TAKE_PTR(reply);
+	return 0;
+}
+
+int client_create_files(const struct batch_file *files, size_t n, const struct owner *o, uint32_t *ret_created,
+			sd_bus_error *e)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+	uint32_t created;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &call, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH,
+					   FAMFS_MANAGER_IFACE, "CreateFiles");
+	if (r >= 0)
+		r = sd_bus_message_open_container(call, 'a', "(stu)");
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = sd_bus_message_append(call, "(stu)", files[i].path, files[i].size, files[i].mode);
+	if (r >= 0)
+		r = sd_bus_message_close_container(call);
+	if (r >= 0)
+		r = sd_bus_message_open_container(call, 'a', "{sv}");
+	if (r >= 0)
+		r = append_owner(call, o);
+	if (r >= 0)
+		r = sd_bus_message_close_container(call);
+	if (r >= 0)
+		r = call_large(call, e, &reply);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "u", &created);
+	if (r < 0)
+		return r;
+	*ret_created = created;
+	return 0;
 }
 
 int client_write_file(const char *path, int data_fd, sd_bus_error *e)

@@ -79,9 +79,12 @@ struct file_layout {
 
 int client_get_layout(const char *path, struct file_layout *ret, sd_bus_error *e);
 
-/* OpenFile: a descriptor (the caller's to close) and where to map it. */
-int client_open_file(const char *path, bool writable, int *ret_fd, struct file_layout *ret,
-		     sd_bus_error *e);
+/*
+ * OpenFile: a descriptor (the caller's to close) and where to map it;
+ * @descriptor NULL leaves the kind to the daemon, or asks for "device".
+ */
+int client_open_file(const char *path, bool writable, const char *descriptor, int *ret_fd,
+		     struct file_layout *ret, sd_bus_error *e);
 
 /* Interleaving for CreateFile; 0 leaves a value to the daemon. */
 struct interleave {
@@ -89,9 +92,26 @@ struct interleave {
 	uint64_t chunk;
 };
 
+/* The "uid" and "gid" options of CreateFile, CreateFiles and Mkdir; unset: the caller's. */
+struct owner {
+	bool has_uid, has_gid;
+	uint32_t uid, gid;
+};
+
 int client_create_file(const char *path, uint64_t size, uint32_t mode, const struct interleave *il,
-		       sd_bus_error *e);
-int client_mkdir(const char *path, uint32_t mode, bool parents, sd_bus_error *e);
+		       const struct owner *o, sd_bus_error *e);
+int client_mkdir(const char *path, uint32_t mode, bool parents, const struct owner *o, sd_bus_error *e);
+
+/* One file of a CreateFiles batch. */
+struct batch_file {
+	const char *path;
+	uint64_t size;
+	uint32_t mode;
+};
+
+/* CreateFiles: all of them or none; *@ret_created says how many the daemon made. */
+int client_create_files(const struct batch_file *files, size_t n, const struct owner *o, uint32_t *ret_created,
+			sd_bus_error *e);
 /* WriteFile: the daemon copies the sealed memfd @data_fd into @path. */
 int client_write_file(const char *path, int data_fd, sd_bus_error *e);
 

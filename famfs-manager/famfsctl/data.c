@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * famfsctl's data path.  The descriptor OpenFile returns is the whole
- * device or the file alone, as the daemon decides for the caller; the
- * extents that come with it say where to map either way.
+ * famfsctl's data path: cat, and cp's bytes (mapping.h maps the file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,91 +13,8 @@
 #include "cache.h"
 #include "client.h"
 #include "data.h"
+#include "mapping.h"
 #include "message.h"
-
-struct mapped_file {
-	struct file_layout l;
-	uint8_t *map[LAYOUT_MAX_EXTENTS];
-	bool device_dax;        /* the descriptor is a /dev/dax: no page cache, no msync */
-};
-
-static void unmap_file(struct mapped_file *m)
-{
-	for (size_t i = 0; i < m->l.n; i++) {
-		if (m->map[i])
-			munmap(m->map[i], m->l.ext[i].len);
-		m->map[i] = NULL;
-	}
-}
-
-/* OpenFile, then map every extent of the descriptor it returns. */
-static int map_file(const char *path, bool writable, struct mapped_file *ret)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(unmap_file) struct mapped_file m = { 0 };
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	int r;
-
-	r = client_open_file(path, writable, &fd, &m.l, &e);
-	if (r < 0 && sd_bus_error_is_set(&e))
-		return client_error(writable ? "open for writing" : "open", path, &e, r);
-	if (r < 0)
-		return tool_error_errno(r, "cannot map %s: %m", path);
-	if (fstat(fd, &st) < 0)
-		return tool_error_errno(-errno, "cannot map %s: %m", path);
-	m.device_dax = S_ISCHR(st.st_mode);
-	for (size_t i = 0; i < m.l.n; i++) {
-		void *p = mmap(NULL, m.l.ext[i].len, writable ? PROT_READ | PROT_WRITE : PROT_READ,
-			       MAP_SHARED, fd, (off_t)m.l.ext[i].offset);
-
-		if (p == MAP_FAILED)
-			return tool_error_errno(-errno, "cannot map %s: %m", path);
-		m.map[i] = p;
-	}
-	/* The mappings outlive the descriptor. */
-	*ret = m;
-	m = (struct mapped_file){ 0 };
-	return 0;
-}
-
-/* Device pointer for file offset @off and how many bytes run on from there. */
-static uint8_t *locate_in_extents(const struct mapped_file *m, uint64_t off, uint64_t *ret_run)
-{
-	const struct file_layout *l = &m->l;
-
-	if (l->type == 1) {
-		uint64_t c = off / l->chunk, s = c % l->n, in = (c / l->n) * l->chunk + off % l->chunk;
-
-		if (in >= l->ext[s].len)
-			return NULL;
-		*ret_run = l->chunk - off % l->chunk;
-		return m->map[s] + in;
-	}
-	for (size_t i = 0; i < l->n; i++) {
-		if (off < l->ext[i].len) {
-			*ret_run = l->ext[i].len - off;
-			return m->map[i] + off;
-		}
-		off -= l->ext[i].len;
-	}
-	return NULL;
-}
-
-/*
- * The same, with the run cut at the end of the file (@off is inside it); a
- * map that ends too early is reported as "cannot @verb @path".
- */
-static int locate(const struct mapped_file *m, uint64_t off, const char *verb, const char *path, uint8_t **ret_p,
-		  uint64_t *ret_run)
-{
-	*ret_p = locate_in_extents(m, off, ret_run);
-	if (!*ret_p)
-		return tool_error_errno(-EBADMSG, "cannot %s %s: its map ends before the file size", verb, path);
-	if (*ret_run > m->l.size - off)
-		*ret_run = m->l.size - off;
-	return 0;
-}
 
 /*
  * One file to stdout.  A failure to write stdout is returned as
@@ -107,10 +22,10 @@ static int locate(const struct mapped_file *m, uint64_t off, const char *verb, c
  */
 static int cat_one(const char *path, bool *ret_output_failed)
 {
-	_cleanup_(unmap_file) struct mapped_file m = { 0 };
+	_cleanup_(mapped_file_unmap) struct mapped_file m = { 0 };
 	int r;
 
-	r = map_file(path, false, &m);
+	r = mapped_file_open(path, false, NULL, &m);
 	if (r < 0)
 		return r;
 	for (uint64_t off = 0; off < m.l.size;) {
@@ -118,7 +33,7 @@ static int cat_one(const char *path, bool *ret_output_failed)
 		uint8_t *p;
 		ssize_t w;
 
-		r = locate(&m, off, "read", path, &p, &run);
+		r = mapped_file_locate(&m, off, "read", path, &p, &run);
 		if (r < 0)
 			return r;
 		/* another host may have written it: read the memory, not old cache lines */
@@ -195,10 +110,10 @@ static int write_via_daemon(int src_fd, const char *dst, uint64_t size)
 /* Root: map the file writable and read the source straight into it. */
 static int write_mapped(int src_fd, const char *src, const char *dst)
 {
-	_cleanup_(unmap_file) struct mapped_file m = { 0 };
+	_cleanup_(mapped_file_unmap) struct mapped_file m = { 0 };
 	int r;
 
-	r = map_file(dst, true, &m);
+	r = mapped_file_open(dst, true, NULL, &m);
 	if (r < 0)
 		return r;
 	for (uint64_t off = 0; off < m.l.size;) {
@@ -206,7 +121,7 @@ static int write_mapped(int src_fd, const char *src, const char *dst)
 		uint8_t *p;
 		ssize_t n;
 
-		r = locate(&m, off, "copy to", dst, &p, &run);
+		r = mapped_file_locate(&m, off, "copy to", dst, &p, &run);
 		if (r < 0)
 			return r;
 		n = read(src_fd, p, run);
@@ -218,17 +133,8 @@ static int write_mapped(int src_fd, const char *src, const char *dst)
 			return tool_error_errno(-EIO, "cannot read %s: file shrank", src);
 		off += n;
 	}
-	/*
-	 * Other hosts read the memory, not this CPU's caches: write the lines
-	 * back.  A pmem or image mapping is page cache besides, which msync
-	 * writes out; device-dax has none and refuses msync (EINVAL).
-	 */
-	for (size_t i = 0; i < m.l.n; i++) {
-		famfs_cache_flush(m.map[i], m.l.ext[i].len);
-		if (!m.device_dax && msync(m.map[i], m.l.ext[i].len, MS_SYNC) < 0)
-			return tool_error_errno(-errno, "cannot flush %s: %m", dst);
-	}
-	return 0;
+	/* Other hosts read the memory, not this CPU's caches. */
+	return mapped_file_flush(&m, dst);
 }
 
 int data_copy_in(int src_fd, const char *src, const char *dst, uint64_t size)

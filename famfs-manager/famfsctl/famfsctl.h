@@ -17,12 +17,12 @@
  */
 enum famfsctl_exit {
 	FAMFSCTL_OK = 0,
-	FAMFSCTL_DAMAGED = 4,      /* check: damage found and left uncorrected */
+	FAMFSCTL_DAMAGED = 4,      /* check: damage found and left uncorrected; verify: a file differs */
 	FAMFSCTL_FAILED = 8,       /* operational error: refused, a call or I/O failed */
 	FAMFSCTL_USAGE = 16,       /* usage error */
 };
 
-/* --json: JSON output for status, ls, map and check. */
+/* --json: JSON output for status, ls, map, check, verify and flush. */
 extern bool arg_json;
 
 /*
@@ -35,6 +35,8 @@ int cmd_create(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
 int cmd_cp(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_flush(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 /* admin.c: the verbs that drive Attach, Detach, Format, Repair and Check */
 int cmd_attach(int argc, char **argv);

@@ -112,6 +112,39 @@ void json_print_layout(const char *path, const struct file_layout *l)
 	json_print(o);
 }
 
+json_object *json_list_new(void)
+{
+	return json_object_new_array();
+}
+
+void json_verify_list_add(json_object *list, const char *path, uint64_t seed, const struct verify_result *v)
+{
+	json_object *o = json_object_new_object();
+
+	add_string(o, "path", path);
+	add_u64(o, "size", v->size);
+	add_u64(o, "seed", seed);
+	json_object_object_add(o, "ok", json_object_new_boolean(v->ok));
+	if (!v->ok) {
+		add_u64(o, "first_mismatch", v->bad_offset);
+		json_object_object_add(o, "expected", json_object_new_int(v->expected));
+		json_object_object_add(o, "found", json_object_new_int(v->found));
+	}
+	json_object_array_add(list, o);
+}
+
+void json_flush_list_add(json_object *list, const char *path, const struct flush_result *f)
+{
+	json_object *o = json_object_new_object();
+
+	add_string(o, "path", path);
+	add_u64(o, "size", f->size);
+	add_string(o, "instruction", f->instruction);
+	add_string(o, "fence", f->fence);
+	json_object_object_add(o, "page_cache", json_object_new_boolean(f->page_cache));
+	json_object_array_add(list, o);
+}
+
 json_object *json_check_list_new(void)
 {
 	return json_object_new_array();

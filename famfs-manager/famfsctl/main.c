@@ -31,6 +31,8 @@ static const struct {
 	{ "mkdir", cmd_mkdir },
 	{ "cp", cmd_cp },
 	{ "cat", cmd_cat },
+	{ "verify", cmd_verify },
+	{ "flush", cmd_flush },
 	{ "map", cmd_map },
 	{ "check", cmd_check },
 	{ "attach", cmd_attach },
@@ -51,9 +53,15 @@ static void usage(FILE *o)
 		"  ls [-l] PATH                 list a directory\n"
 		"  create -s SIZE [-m MODE] PATH  create a (preallocated) file\n"
 		"      -N STRIPS -B BUCKETS -C CHUNK  (create, cp) interleave it\n"
+		"      -u USER -g GROUP         (create, mkdir) owner and group\n"
+		"      --fill SEED              write the seed's pattern into it\n"
+		"  create --from-list LIST      create the files LIST names, all or none\n"
 		"  mkdir [-p] [-m MODE] PATH    create a directory\n"
-		"  cp [-m MODE] LOCAL PATH      create PATH and copy LOCAL into it\n"
+		"  cp [-r] [-m MODE] LOCAL PATH create PATH and copy LOCAL into it\n"
+		"  cp [-r] LOCAL... DIRECTORY   copy files (trees with -r) into DIRECTORY\n"
 		"  cat PATH...                  write file contents to stdout\n"
+		"  verify --seed SEED PATH...   check files hold the seed's pattern (exit 4 if not)\n"
+		"  flush PATH...                write the files' cache lines back to memory\n"
 		"  map PATH                     show a file's extents\n"
 		"  check [--no-wait] [MOUNTPOINT...]  run the checker as a job (exit 0 clean, 4 damaged)\n"
 		"  attach|mount [--mount-point DIR] [--backend B] [--read-only] DEVICE\n"
@@ -63,13 +71,13 @@ static void usage(FILE *o)
 		"  repair [--no-wait] MOUNTPOINT|DEVICE  cut a torn log tail back (the master only)\n"
 		"  metrics [--textfile DIR]     Prometheus text format\n\n"
 		"Options:\n"
-		"  -j, --json                   JSON output (status, ls, map, check, attach, detach,\n"
-		"                               format, repair)\n"
+		"  -j, --json                   JSON output (status, ls, map, check, verify, flush,\n"
+		"                               attach, detach, format, repair)\n"
 		"      --no-ask-password        do not let polkit ask for a password\n"
 		"  -h, --help                   this help\n"
 		"      --version                the version\n"
 		"The daemon is found on the system bus (DBUS_SYSTEM_BUS_ADDRESS overrides it).\n\n"
-		"Exit status: 0 success (check: clean), 4 check found damage,\n"
+		"Exit status: 0 success (check: clean), 4 check found damage or verify a mismatch,\n"
 		"8 operational error, 16 usage error.\n");
 }
 

@@ -82,6 +82,21 @@ void text_layout(const char *path, const struct file_layout *l)
 		       l->ext[i].offset, l->ext[i].len, famfs_format_size(l->ext[i].len, b1, sizeof(b1)));
 }
 
+void text_verify(const char *path, uint64_t seed, const struct verify_result *v)
+{
+	if (v->ok)
+		printf("%s: ok (%" PRIu64 " bytes, seed %" PRIu64 ")\n", path, v->size, seed);
+	else
+		printf("%s: mismatch at offset %" PRIu64 " (0x%" PRIx64 "): expected 0x%02x, found 0x%02x (seed %" PRIu64 ")\n",
+		       path, v->bad_offset, v->bad_offset, v->expected, v->found, seed);
+}
+
+void text_flush(const char *path, const struct flush_result *f)
+{
+	printf("%s: %" PRIu64 " bytes written back (%s, %s%s)\n", path, f->size, f->instruction, f->fence,
+	       f->page_cache ? ", msync" : "");
+}
+
 void text_check(const char *mountpoint, const struct check_result *c)
 {
 	printf("%s: %s (%" PRIu64 " errors, %" PRIu64 " warnings)\n", mountpoint, c->verdict, c->errors,

@@ -61,7 +61,13 @@ static void test_unprivileged(struct fixture *f, gconstpointer data)
 	{
 		g_autofree char *src = make_data("evil.bin", 12, 5);
 
+		/* cp checks the target first: it replaces nothing, whoever asks */
 		rc = run(&out, &errs, f->bus.addr, true, famfsctl_exe, "cp", src, MP "/readme", NULL);
+		g_assert_cmpint(rc, ==, 8);
+		g_assert_nonnull(strstr(errs, "already exists, and famfs replaces nothing"));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&errs, g_free);
+		rc = run(&out, &errs, f->bus.addr, true, famfsctl_exe, "cp", src, MP "/evil", NULL);
 		g_assert_cmpint(rc, ==, 8);
 		g_assert_nonnull(strstr(errs, "AccessDenied"));
 		g_clear_pointer(&out, g_free);
