@@ -4,7 +4,8 @@
 # Debian's 6.1 and, fetched first, 6.12 kernels (scripts/fetch-debian-kernel.sh),
 # on /dev/dax with the dev_dax_iomap test kernel it builds
 # first: scripts/build-test-kernel.sh), and the VM benchmarks (replay and mmap bandwidth, figures printed); then the
-# user-space suites once more under AddressSanitizer and UBSan, and the fuzz
+# user-space suites once more under AddressSanitizer and UBSan, the Debian
+# packages (scripts/build-debs.sh, suite debs), and the fuzz
 # targets (tests/fuzz) for 60 s each.
 #   ./run-tests.sh            everything
 #   ./run-tests.sh --quick    skip the VM suites, the sanitizer pass and fuzzing
@@ -16,7 +17,7 @@ quick=0
 if [ "$quick" -eq 1 ]; then
 	./scripts/install-deps.sh scripts/packages.txt
 else
-	./scripts/install-deps.sh scripts/packages.txt scripts/packages-vm.txt
+	./scripts/install-deps.sh scripts/packages.txt scripts/packages-vm.txt scripts/packages-debs.txt
 fi
 
 status=0
@@ -31,7 +32,7 @@ run_suites() {
 }
 
 if [ "$quick" -eq 1 ]; then
-	suites="--no-suite vm --no-suite kmod"
+	suites="--no-suite vm --no-suite kmod --no-suite debs"
 	run_suites build-tests -Dvm_tests=disabled
 else
 	# The test kernel with dev_dax_iomap for the vm-devdax* suites: built
@@ -49,7 +50,7 @@ else
 	meson test -C build-tests --benchmark --suite vm-bench --print-errorlogs --num-processes 1 || status=1
 	grep -h '^# bench:' build-tests/meson-logs/testlog.txt || true
 	# The sanitizers catch what the tests' assertions cannot see.
-	suites="--no-suite vm --no-suite kmod"
+	suites="--no-suite vm --no-suite kmod --no-suite debs"
 	# umockdev preloads its library ahead of the ASan runtime: allow that.
 	ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		run_suites build-asan -Db_sanitize=address,undefined -Db_lundef=false \
