@@ -152,32 +152,46 @@ static int cmd_rebind(const char *driver, const char *ns, const char *mnt)
 	return 0;
 }
 
-static int cmd_mmap_write(const char *path, uint64_t seed)
+/* A shared writable mapping of all of @path, or NULL (said why); its size in @ret_size */
+static uint8_t *map_whole(const char *path, size_t *ret_size)
 {
 	struct stat st;
-	uint8_t *p;
+	void *p;
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
 		printf("cannot open %s: %s\n", path, strerror(errno));
-		return 1;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
 		printf("cannot mmap %s: %s\n", path, strerror(errno));
-		return 1;
+		return NULL;
 	}
-	for (uint64_t i = 0; i < (uint64_t)st.st_size; i++)
+	*ret_size = (size_t)st.st_size;
+	return p;
+}
+
+static int cmd_mmap_write(const char *path, uint64_t seed)
+{
+	size_t size;
+	uint8_t *p = map_whole(path, &size);
+
+	if (!p)
+		return 1;
+	for (uint64_t i = 0; i < (uint64_t)size; i++)
 		p[i] = pat_byte(i, seed);
-	for (uint64_t i = 0; i < (uint64_t)st.st_size; i++)
+	for (uint64_t i = 0; i < (uint64_t)size; i++)
 		if (p[i] != pat_byte(i, seed)) {
 			printf("byte %llu reads back wrong\n", (unsigned long long)i);
 			return 1;
 		}
-	msync(p, (size_t)st.st_size, MS_SYNC);
-	munmap(p, (size_t)st.st_size);
-	printf("wrote %lld bytes through a shared mapping\n", (long long)st.st_size);
+	msync(p, size, MS_SYNC);
+	munmap(p, size);
+	printf("wrote %lld bytes through a shared mapping\n", (long long)size);
 	return 0;
 }
 
@@ -219,20 +233,12 @@ static int cmd_torn_tail(const char *path)
 /* A mapping of @path held by a process with no descriptor of it: what makes a mount busy. */
 static int cmd_mmap_hold(const char *path, const char *ready)
 {
-	struct stat st;
-	volatile uint8_t *p;
-	int fd = open(path, O_RDWR);
+	size_t size;
+	volatile uint8_t *p = map_whole(path, &size);
+	int fd;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
-		printf("cannot open %s: %s\n", path, strerror(errno));
+	if (!p)
 		return 1;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		printf("cannot mmap %s: %s\n", path, strerror(errno));
-		return 1;
-	}
 	p[0] = p[0];
 	fd = open(ready, O_CREAT | O_WRONLY, 0644);
 	if (fd < 0) {
