@@ -234,6 +234,14 @@ int kernel_mount_use_meta(struct kernel_mount *m, struct backend_target *t, stru
 	return 0;
 }
 
+/* Set once, on a restart's way out (kernel_mounts_leave_for_restart). */
+static bool leave_mounted;
+
+void kernel_mounts_leave_for_restart(void)
+{
+	leave_mounted = true;
+}
+
 void kernel_mount_release(struct kernel_mount *m, struct backend_target *t)
 {
 	if (m->view_in_use)
@@ -246,7 +254,9 @@ void kernel_mount_release(struct kernel_mount *m, struct backend_target *t)
 	}
 	if (m->root >= 0)
 		close(TAKE_FD(m->root));
-	if (m->mounted && umount2(t->mountpoint, 0) < 0) {
+	if (m->mounted && leave_mounted)
+		manager_log("%s: left mounted for the restarted famfs-manager to adopt", t->mountpoint);
+	else if (m->mounted && umount2(t->mountpoint, 0) < 0) {
 		manager_log("%s: cannot unmount (%s); detaching it lazily", t->mountpoint, strerror(errno));
 		(void)umount2(t->mountpoint, MNT_DETACH);
 	}

@@ -58,6 +58,12 @@ int kernel_mount_use_meta(struct kernel_mount *m, struct backend_target *t, stru
 void kernel_mount_release(struct kernel_mount *m, struct backend_target *t);
 
 /*
+ * From now on kernel_mount_release leaves the mount in place: the daemon is
+ * being restarted and the next instance adopts it (as after a crash).
+ */
+void kernel_mounts_leave_for_restart(void);
+
+/*
  * The root of the mount the kernel backend serves @t from once attach is
  * done, else -1 (backend-kernel.c).
  */

@@ -20,9 +20,11 @@
 #include "famfs/bus-api.h"
 #include "follower.h"
 #include "hotplug.h"
+#include "kernel-mount.h"
 #include "logging.h"
 #include "manager.h"
 #include "medium-guard.h"
+#include "systemd-restart.h"
 #include "sysuuid.h"
 
 static void usage(FILE *out)
@@ -314,6 +316,10 @@ int main(int argc, char **argv)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		log_error_errno(r, "event loop failed: %m");
+	else if (systemd_restart_pending(bus)) {
+		log_info("systemd is restarting the service: leaving the mounts for the next instance to adopt");
+		kernel_mounts_leave_for_restart();
+	}
 out:
 	hotplug_stop(m);
 	follower_stop(m);
