@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -49,6 +50,29 @@ static void slow_setup(struct fixture *f, gconstpointer data)
 	fixture_setup(f, data);
 	g_unsetenv(JOB_DELAY_ENV);
 }
+
+/* The daemon of the fixture with its stderr in topdir/daemon.log, "<N>"-prefixed. */
+static char *log_path;
+
+static void logged_setup(struct fixture *f, gconstpointer data)
+{
+	g_free(log_path);
+	log_path = g_build_filename(topdir, "daemon.log", NULL);
+	g_unlink(log_path);
+	daemon_log = log_path;
+	fixture_setup(f, data);
+	daemon_log = NULL;
+}
+
+/* A line of the daemon's log at @prio containing every string given. */
+#define assert_logged(prio, ...) do { \
+		if (!log_has_line(log_path, (prio), __VA_ARGS__, NULL)) { \
+			g_autofree char *text_ = NULL; \
+			(void)g_file_get_contents(log_path, &text_, NULL, NULL); \
+			g_error("no line at priority %d with %s in the daemon's log:\n%s", (prio), #__VA_ARGS__, \
+				text_ ? text_ : "(none)"); \
+		} \
+	} while (0)
 
 /* This program as a bus client (bus-client.c), as @who. */
 static char *client(struct fixture *f, int who, const char *first, ...)
@@ -1080,6 +1104,12 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	assert_denied(f, "org.famfs.manager.detach", "FsDetach", obj, NULL);
 	assert_denied(f, "org.famfs.manager.repair", "FsRepair", obj, NULL);
 	assert_denied(f, "org.famfs.manager.check", "Check", MP, NULL);
+	/* each logged at warning: polkit could not be asked */
+	assert_logged(LOG_WARNING, "denied org.famfs.manager.format to uid 65534 (:",
+		      "calling org.famfs.Manager1.Format on /org/famfs/Manager: polkit is not available");
+	assert_logged(LOG_WARNING, "denied org.famfs.manager.detach to uid 65534 (:",
+		      "calling org.famfs.FileSystem1.Detach on /org/famfs/Manager/", "polkit is not available");
+	g_assert_false(log_has_line(log_path, LOG_NOTICE, "denied", NULL));
 
 	if (!g_file_test("/usr/lib/python3/dist-packages/dbusmock", G_FILE_TEST_IS_DIR)) {
 		g_test_skip("python3-dbusmock is not installed");
@@ -1099,6 +1129,15 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	job = call_o(f->conn, obj, FAMFS_FS_IFACE, "Check", &e, "a{sv}", 0);
 	g_assert_nonnull(job);
 	assert_denied(f, "org.famfs.manager.check: polkit said no", "JobCancel", job, NULL);
+	/* each logged at notice, naming the action, the caller and the method */
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.attach to uid 65534 (:",
+		      "calling org.famfs.Manager1.Attach on /org/famfs/Manager: polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.format to uid 65534 (:",
+		      "calling org.famfs.Manager1.Format on /org/famfs/Manager: polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.repair to uid 65534 (:",
+		      "calling org.famfs.FileSystem1.Repair on /org/famfs/Manager/", "polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.check to uid 65534 (:",
+		      "calling org.famfs.Job1.Cancel on", job, "polkit said no");
 	g_assert_true(job_wait(f->conn, job));
 	meta2 = meta_snapshot(f->img);
 	g_assert_true(g_bytes_equal(meta, meta2));
@@ -1149,7 +1188,7 @@ static void add_tests(void)
 	g_test_add("/bus/jobs/repair", struct fixture, NULL, fixture_setup, test_repair, fixture_teardown);
 	g_test_add_func("/bus/jobs/repair-refused", test_repair_refused);
 	g_test_add_func("/bus/jobs/reload", test_reload);
-	g_test_add("/bus/jobs/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);
+	g_test_add("/bus/jobs/polkit", struct fixture, NULL, logged_setup, test_polkit, fixture_teardown);
 }
 
 int main(int argc, char **argv)
