@@ -6,7 +6,10 @@
  * root (effective uid 0 of the sending connection) is allowed; anyone else
  * is asked of polkit with CheckAuthorization, sent asynchronously so the
  * daemon keeps serving while polkit thinks.  When polkit is disabled or
- * not on the bus, the call is denied.
+ * not on the bus, the call is denied.  Each denial is logged with the
+ * action, the caller (uid and unique bus name) and the method: at notice
+ * when polkit (or the configuration) said no, at warning when polkit
+ * could not be asked or gave no usable answer.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -19,6 +22,7 @@
 #include "bus.h"
 #include "cleanup.h"
 #include "famfs/bus-api.h"
+#include "logging.h"
 #include "manager.h"
 
 #define POLKIT_TIMEOUT_USEC (25ULL * 1000000)
@@ -205,9 +209,23 @@ bool caller_may(const struct caller *c, uint32_t mode, uint32_t uid, uint32_t gi
 	return (bits & (uint32_t)want) == (uint32_t)want;
 }
 
-static void reply_denied(struct auth_pending *p, const char *why)
+/* One log line for a denied call: who, what method, which action, and why. */
+static void log_denied(int prio, sd_bus_message *msg, uid_t uid, const char *action, const char *why)
+{
+	const char *sender = sd_bus_message_get_sender(msg);
+	const char *iface = sd_bus_message_get_interface(msg);
+	const char *member = sd_bus_message_get_member(msg);
+	const char *path = sd_bus_message_get_path(msg);
+
+	log_internal(prio, 0, NULL, "denied %s to uid %u (%s) calling %s.%s on %s: %s", action, (unsigned)uid,
+		     sender ? sender : "no bus name", iface ? iface : "?", member ? member : "?", path ? path : "?",
+		     why);
+}
+
+static void reply_denied(struct auth_pending *p, int prio, const char *why)
 {
 	p->s->calls_denied++;
+	log_denied(prio, p->msg, p->uid, p->action, why);
 	(void)sd_bus_reply_method_errorf(p->msg, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: %s", (unsigned)p->uid,
 					 p->action, why);
@@ -223,12 +241,12 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 	if (e) {
 		if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
 					   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
-			reply_denied(p, "polkit is not available, and without it only root is authorized");
+			reply_denied(p, LOG_WARNING, "polkit is not available, and without it only root is authorized");
 		else {
 			char why[300];
 
 			snprintf(why, sizeof(why), "polkit failed: %s", e->message ? e->message : e->name);
-			reply_denied(p, why);
+			reply_denied(p, LOG_WARNING, why);
 		}
 		goto out;
 	}
@@ -236,11 +254,11 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 	if (r >= 0)
 		r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
 	if (r < 0) {
-		reply_denied(p, "polkit sent a malformed reply");
+		reply_denied(p, LOG_WARNING, "polkit sent a malformed reply");
 		goto out;
 	}
 	if (!authorized) {
-		reply_denied(p, challenge ? "polkit requires interactive authentication (allow it with --ask-password)"
+		reply_denied(p, LOG_NOTICE, challenge ? "polkit requires interactive authentication (allow it with --ask-password)"
 				   : "polkit said no");
 		goto out;
 	}
@@ -273,13 +291,19 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 	int r;
 
 	r = auth_sender_ids(s, msg, &uid, NULL);
-	if (r < 0)
+	if (r < 0) {
+		log_warning("denied %s to %s calling %s.%s: cannot tell who sent the call: %s", action,
+			    sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "no bus name",
+			    sd_bus_message_get_interface(msg) ? sd_bus_message_get_interface(msg) : "?",
+			    sd_bus_message_get_member(msg) ? sd_bus_message_get_member(msg) : "?", strerror(-r));
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "cannot tell who sent the call: %s", strerror(-r));
+	}
 	if (uid == 0)
 		return cont(msg, s, e);
 	if (!s->m->cfg.polkit) {
 		s->calls_denied++;
+		log_denied(LOG_NOTICE, msg, uid, action, "polkit is disabled, and without it only root is authorized");
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: without polkit (disabled) only root is",
 					 (unsigned)uid, action);
@@ -303,7 +327,11 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 	if (r >= 0)
 		r = sd_bus_call_async(s->bus, NULL, call, polkit_reply, p, POLKIT_TIMEOUT_USEC);
 	if (r < 0) {
+		char why[128];
+
 		free(p);
+		snprintf(why, sizeof(why), "cannot ask polkit: %s", strerror(-r));
+		log_denied(LOG_WARNING, msg, uid, action, why);
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: cannot ask polkit: %s",
 					 (unsigned)uid, action, strerror(-r));

@@ -25,6 +25,7 @@
 
 const char *manager_exe, *famfsctl_exe, *mkfs_exe, *fsck_exe, *policy_file, *interop_dir;
 char *topdir;
+const char *daemon_log;
 
 /* ---- processes ---- */
 
@@ -69,6 +70,46 @@ void wait_name(const char *addr, const char *name, GPid pid)
 	sd_bus_flush_close_unref(bus);
 }
 
+/* In the daemon's child: die with the test, stderr to daemon_log. */
+static void daemon_child_setup(gpointer data)
+{
+	const char *path = data;
+	int fd;
+
+	die_with_parent(NULL);
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+}
+
+bool log_has_line(const char *path, int prio, const char *first, ...)
+{
+	g_autofree char *text = NULL, *start = g_strdup_printf("<%d>", prio);
+	g_auto(GStrv) lines = NULL;
+	bool found = false;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return false;
+	lines = g_strsplit(text, "\n", -1);
+	for (size_t i = 0; lines[i] && !found; i++) {
+		va_list ap;
+		const char *w;
+
+		if (!g_str_has_prefix(lines[i], start))
+			continue;
+		found = true;
+		va_start(ap, first);
+		for (w = first; w && found; w = va_arg(ap, const char *))
+			found = strstr(lines[i], w) != NULL;
+		va_end(ap);
+	}
+	return found;
+}
+
 /* Starts famfs-manager on @b with @devices (NULL-terminated) and extra args. */
 GPid daemon_start(struct private_bus *b, const char *uuid_file, const char *const *devices,
 			 const char *const *extra)
@@ -91,8 +132,19 @@ GPid daemon_start(struct private_bus *b, const char *uuid_file, const char *cons
 		g_ptr_array_add(argv, (char *)extra[i]);
 	g_ptr_array_add(argv, NULL);
 	env = g_environ_setenv(env, "DBUS_SYSTEM_BUS_ADDRESS", b->addr, TRUE);
-	g_assert_true(g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent,
-				    NULL, &pid, &err));
+	if (daemon_log) {
+		g_autofree char *stream = NULL;
+		struct stat st;
+		int fd = open(daemon_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+		g_assert_cmpint(fd, >=, 0);
+		g_assert_cmpint(fstat(fd, &st), ==, 0);
+		close(fd);
+		stream = g_strdup_printf("%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+		env = g_environ_setenv(env, "JOURNAL_STREAM", stream, TRUE);
+	}
+	g_assert_true(g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD, daemon_child_setup,
+				    (gpointer)daemon_log, &pid, &err));
 	wait_name(b->addr, FAMFS_BUS_NAME, pid);
 	return pid;
 }

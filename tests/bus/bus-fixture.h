@@ -43,6 +43,14 @@ void bus_start(struct private_bus *b, const char *name);
 void wait_name(const char *addr, const char *name, GPid pid);
 GPid daemon_start(struct private_bus *b, const char *uuid_file, const char *const *devices,
 		  const char *const *extra);
+/*
+ * When set, daemon_start() sends the daemon's stderr to this file (appended)
+ * and names it in JOURNAL_STREAM, so that each line starts with its "<N>"
+ * priority as it would in the journal.
+ */
+extern const char *daemon_log;
+/* Whether a line of @path starts with "<@prio>" and contains every string of the NULL-terminated list. */
+bool log_has_line(const char *path, int prio, const char *first, ...) G_GNUC_NULL_TERMINATED;
 /* Prefixes @argv with setpriv to uid NOBODY when @as_nobody (AS_NOBODY, AS_NOBODY_GROUP). */
 void argv_add_setpriv(GPtrArray *argv, int as_nobody);
 int run(char **out, char **errout, const char *bus_addr, int as_nobody, const char *first, ...);

@@ -2,7 +2,8 @@
 /*
  * Administering file systems over the bus: Check, Format and Repair as
  * org.famfs.Job1 jobs (Completed, Result, Cancel, a job cancelled midway,
- * a device that goes mid-job, two formats at once), Attach and Detach,
+ * a device that goes mid-job, two clients formatting one device at once,
+ * a format while a check runs), Attach and Detach,
  * Reload and SIGHUP, SetAutomount, the famfsctl verbs on top, and every
  * method refused to uid 65534 without polkit and by python3-dbusmock's.
  * Jobs that must still be running when the test acts on them are slowed
@@ -18,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -48,6 +50,29 @@ static void slow_setup(struct fixture *f, gconstpointer data)
 	fixture_setup(f, data);
 	g_unsetenv(JOB_DELAY_ENV);
 }
+
+/* The daemon of the fixture with its stderr in topdir/daemon.log, "<N>"-prefixed. */
+static char *log_path;
+
+static void logged_setup(struct fixture *f, gconstpointer data)
+{
+	g_free(log_path);
+	log_path = g_build_filename(topdir, "daemon.log", NULL);
+	g_unlink(log_path);
+	daemon_log = log_path;
+	fixture_setup(f, data);
+	daemon_log = NULL;
+}
+
+/* A line of the daemon's log at @prio containing every string given. */
+#define assert_logged(prio, ...) do { \
+		if (!log_has_line(log_path, (prio), __VA_ARGS__, NULL)) { \
+			g_autofree char *text_ = NULL; \
+			(void)g_file_get_contents(log_path, &text_, NULL, NULL); \
+			g_error("no line at priority %d with %s in the daemon's log:\n%s", (prio), #__VA_ARGS__, \
+				text_ ? text_ : "(none)"); \
+		} \
+	} while (0)
 
 /* This program as a bus client (bus-client.c), as @who. */
 static char *client(struct fixture *f, int who, const char *first, ...)
@@ -488,6 +513,189 @@ static void test_format_cancel(struct fixture *f, gconstpointer data)
 	g_unlink(img);
 }
 
+/* One Format call in flight: its reply, a job or an error. */
+struct pending_format {
+	char *job;
+	char *error_name, *error_message;
+	bool done;
+};
+
+static int on_format_reply(sd_bus_message *m, void *userdata, sd_bus_error *e)
+{
+	struct pending_format *p = userdata;
+	const sd_bus_error *err = sd_bus_message_get_error(m);
+	const char *o;
+
+	p->done = true;
+	if (err) {
+		p->error_name = g_strdup(err->name);
+		p->error_message = g_strdup(err->message ? err->message : "");
+	} else if (sd_bus_message_read(m, "o", &o) > 0)
+		p->job = g_strdup(o);
+	return 0;
+}
+
+static void send_format(sd_bus *bus, struct pending_format *p, const char *device, uint64_t log_len)
+{
+	g_assert_cmpint(sd_bus_call_method_async(bus, NULL, FAMFS_BUS_NAME, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE,
+						 "Format", on_format_reply, p, "sa{sv}", device, 2, "force", "b", 1,
+						 "log_len", "t", log_len), >=, 0);
+	g_assert_cmpint(sd_bus_flush(bus), >=, 0);
+}
+
+static uint64_t image_log_len(const char *image)
+{
+	struct famfs_superblock sb;
+	int fd = open(image, O_RDONLY);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(pread(fd, &sb, sizeof(sb), 0), ==, sizeof(sb));
+	close(fd);
+	g_assert_cmpuint(sb.magic, ==, FAMFS_SUPER_MAGIC);
+	return sb.log_len;
+}
+
+/*
+ * Two clients, each on a connection of its own, ask to format one device
+ * at the same moment (the second through another name for it): one gets a
+ * job, the other JobRunning, and the medium is what the winner wrote.
+ */
+static void test_format_two_clients(struct fixture *f, gconstpointer data)
+{
+	g_autofree char *img = blank_image("two.img", 64ULL << 20, 8);
+	g_autofree char *alias = g_build_filename(topdir, "two-alias.img", NULL);
+	struct pending_format a = { 0 }, b = { 0 };
+	struct pending_format *won, *lost;
+	sd_bus *conn2 = bus_connect(f->bus.addr);
+	uint64_t want;
+
+	g_assert_cmpint(symlink(img, alias), ==, 0);
+	send_format(f->conn, &a, img, 8ULL << 20);
+	send_format(conn2, &b, alias, 16ULL << 20);
+	for (int i = 0; i < 600 && !(a.done && b.done); i++) {
+		while (sd_bus_process(f->conn, NULL) > 0 || sd_bus_process(conn2, NULL) > 0)
+			;
+		if (!a.done)
+			(void)sd_bus_wait(f->conn, 10000);
+		if (!b.done)
+			(void)sd_bus_wait(conn2, 10000);
+	}
+	g_assert_true(a.done && b.done);
+	if (a.job && b.job)
+		g_error("both formats started: %s and %s", a.job, b.job);
+	won = a.job ? &a : &b;
+	lost = a.job ? &b : &a;
+	g_assert_nonnull(won->job);
+	g_assert_null(lost->job);
+	g_assert_cmpstr(lost->error_name, ==, FAMFS_ERROR_JOB_RUNNING);
+	assert_contains(lost->error_message, "format job");
+	assert_contains(lost->error_message, won->job);
+	want = won == &a ? 8ULL << 20 : 16ULL << 20;
+	/* the first is still running: refused again, from either connection */
+	g_assert_true(job_b(f->conn, won->job, "Running"));
+	{
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+
+		g_assert_null(call_o(conn2, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "Format", &e, "sa{sv}", img, 1,
+				     "force", "b", 1));
+		assert_error(&e, FAMFS_ERROR_JOB_RUNNING, "format job");
+	}
+	g_assert_true(job_wait(f->conn, won->job));
+	assert_fsck_clean(img);
+	g_assert_cmpuint(image_log_len(img), ==, want);
+	/* only one format job ever ran */
+	{
+		g_autofree char *msg = job_s(f->conn, won->job, "Message");
+		char want_msg[64];
+
+		snprintf(want_msg, sizeof(want_msg), "%" G_GUINT64_FORMAT "-byte log", want);
+		assert_contains(msg, want_msg);
+	}
+	sd_bus_flush_close_unref(conn2);
+	for (struct pending_format *p = &a; p; p = p == &a ? &b : NULL) {
+		g_free(p->job);
+		g_free(p->error_name);
+		g_free(p->error_message);
+	}
+	g_unlink(alias);
+	g_unlink(img);
+}
+
+/*
+ * Format while a check runs on the same device: refused.  On the attached
+ * device it is refused as attached (by either of its names); a device whose
+ * object failed (no file system on it) is checked through a mapping of its
+ * own, and Format waits for that check: JobRunning, nothing written.
+ */
+static void test_format_during_check(void)
+{
+	struct private_bus b = {0};
+	g_autofree char *ua = write_uuid_file("uuid-fc", UUID_A);
+	g_autofree char *img = make_image("fc.img", 1ULL << 30, ua), *blank = blank_image("fc-blank.img", 64ULL << 20, 9);
+	g_autofree char *alias = g_build_filename(topdir, "fc-alias.img", NULL);
+	g_autofree char *obj = NULL, *bobj = NULL, *job = NULL, *job2 = NULL;
+	g_autoptr(GBytes) meta = NULL, meta2 = NULL, before = NULL, after = NULL;
+	const char *devs[] = { img, blank, NULL };
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *conn;
+	GPid pid;
+
+	bus_start(&b, "bus-fc");
+	g_setenv(JOB_DELAY_ENV, "150", TRUE);
+	pid = daemon_start(&b, ua, devs, (const char *[]){ "--poll-interval=20", NULL });
+	g_unsetenv(JOB_DELAY_ENV);
+	conn = bus_connect(b.addr);
+	obj = fs_object(conn, "/run/famfs-test/fc");
+	bobj = fs_object(conn, "/run/famfs-test/fc-blank");
+	g_assert_cmpint(symlink(img, alias), ==, 0);
+
+	/* the attached device */
+	meta = meta_snapshot(img);
+	job = call_o(conn, obj, FAMFS_FS_IFACE, "Check", &e, "a{sv}", 0);
+	g_assert_nonnull(job);
+	g_assert_true(job_b(conn, job, "Running"));
+	g_assert_null(call_o(conn, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "Format", &e, "sa{sv}", img, 1, "force",
+			     "b", 1));
+	assert_error(&e, FAMFS_ERROR_ATTACHED, "detach it first");
+	g_assert_null(call_o(conn, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "Format", &e, "sa{sv}", alias, 1, "force",
+			     "b", 1));
+	assert_error(&e, FAMFS_ERROR_ATTACHED, "detach it first");
+	g_assert_true(job_b(conn, job, "Running"));
+	g_assert_true(job_wait(conn, job));
+	meta2 = meta_snapshot(img);
+	g_assert_true(g_bytes_equal(meta, meta2));
+	g_clear_pointer(&job, g_free);
+
+	/* the failed object's device: its check reads the device itself */
+	before = file_bytes(blank);
+	job = call_o(conn, bobj, FAMFS_FS_IFACE, "Check", &e, "a{sv}", 0);
+	g_assert_nonnull(job);
+	g_assert_true(job_b(conn, job, "Running"));
+	g_assert_null(call_o(conn, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "Format", &e, "sa{sv}", blank, 0));
+	assert_error(&e, FAMFS_ERROR_JOB_RUNNING, "check job");
+	g_assert_true(job_wait(conn, job));
+	{
+		g_autofree char *msg = job_s(conn, job, "Message");
+
+		assert_prefix(msg, "damaged:");
+	}
+	after = file_bytes(blank);
+	g_assert_true(g_bytes_equal(before, after));
+	/* once the check has ended, the format may run */
+	job2 = call_o(conn, FAMFS_MANAGER_PATH, FAMFS_MANAGER_IFACE, "Format", &e, "sa{sv}", blank, 0);
+	g_assert_nonnull(job2);
+	g_assert_true(job_wait(conn, job2));
+	assert_fsck_clean(blank);
+
+	sd_bus_flush_close_unref(conn);
+	stop_pid(pid, SIGTERM);
+	private_bus_stop(&b);
+	assert_fsck_clean(img);
+	g_unlink(alias);
+	g_unlink(img);
+	g_unlink(blank);
+}
+
 /* The image shrinks to nothing mid-format: the job fails, the daemon lives on. */
 static void test_format_gone(struct fixture *f, gconstpointer data)
 {
@@ -896,6 +1104,12 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	assert_denied(f, "org.famfs.manager.detach", "FsDetach", obj, NULL);
 	assert_denied(f, "org.famfs.manager.repair", "FsRepair", obj, NULL);
 	assert_denied(f, "org.famfs.manager.check", "Check", MP, NULL);
+	/* each logged at warning: polkit could not be asked */
+	assert_logged(LOG_WARNING, "denied org.famfs.manager.format to uid 65534 (:",
+		      "calling org.famfs.Manager1.Format on /org/famfs/Manager: polkit is not available");
+	assert_logged(LOG_WARNING, "denied org.famfs.manager.detach to uid 65534 (:",
+		      "calling org.famfs.FileSystem1.Detach on /org/famfs/Manager/", "polkit is not available");
+	g_assert_false(log_has_line(log_path, LOG_NOTICE, "denied", NULL));
 
 	if (!g_file_test("/usr/lib/python3/dist-packages/dbusmock", G_FILE_TEST_IS_DIR)) {
 		g_test_skip("python3-dbusmock is not installed");
@@ -915,6 +1129,15 @@ static void test_polkit(struct fixture *f, gconstpointer data)
 	job = call_o(f->conn, obj, FAMFS_FS_IFACE, "Check", &e, "a{sv}", 0);
 	g_assert_nonnull(job);
 	assert_denied(f, "org.famfs.manager.check: polkit said no", "JobCancel", job, NULL);
+	/* each logged at notice, naming the action, the caller and the method */
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.attach to uid 65534 (:",
+		      "calling org.famfs.Manager1.Attach on /org/famfs/Manager: polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.format to uid 65534 (:",
+		      "calling org.famfs.Manager1.Format on /org/famfs/Manager: polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.repair to uid 65534 (:",
+		      "calling org.famfs.FileSystem1.Repair on /org/famfs/Manager/", "polkit said no");
+	assert_logged(LOG_NOTICE, "denied org.famfs.manager.check to uid 65534 (:",
+		      "calling org.famfs.Job1.Cancel on", job, "polkit said no");
 	g_assert_true(job_wait(f->conn, job));
 	meta2 = meta_snapshot(f->img);
 	g_assert_true(g_bytes_equal(meta, meta2));
@@ -957,12 +1180,15 @@ static void add_tests(void)
 	g_test_add("/bus/jobs/check-cancel", struct fixture, NULL, slow_setup, test_check_cancel, fixture_teardown);
 	g_test_add("/bus/jobs/format", struct fixture, NULL, fixture_setup, test_format, fixture_teardown);
 	g_test_add("/bus/jobs/format-cancel", struct fixture, NULL, slow_setup, test_format_cancel, fixture_teardown);
+	g_test_add("/bus/jobs/format-two-clients", struct fixture, NULL, slow_setup, test_format_two_clients,
+		   fixture_teardown);
+	g_test_add_func("/bus/jobs/format-during-check", test_format_during_check);
 	g_test_add("/bus/jobs/format-device-gone", struct fixture, NULL, slow_setup, test_format_gone, fixture_teardown);
 	g_test_add("/bus/jobs/attach-detach", struct fixture, NULL, fixture_setup, test_attach_detach, fixture_teardown);
 	g_test_add("/bus/jobs/repair", struct fixture, NULL, fixture_setup, test_repair, fixture_teardown);
 	g_test_add_func("/bus/jobs/repair-refused", test_repair_refused);
 	g_test_add_func("/bus/jobs/reload", test_reload);
-	g_test_add("/bus/jobs/polkit", struct fixture, NULL, fixture_setup, test_polkit, fixture_teardown);
+	g_test_add("/bus/jobs/polkit", struct fixture, NULL, logged_setup, test_polkit, fixture_teardown);
 }
 
 int main(int argc, char **argv)
