@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
@@ -248,8 +249,10 @@ int main(int argc, char **argv)
 	config_free(&m->cfg);
 	r = manager_load_config(m, &m->cfg, &err);
 	if (r < 0) {
+		/* EX_CONFIG: the unit's RestartPreventExitStatus, no restart loop */
 		log_error("%s", err.msg);
-		return 1;
+		(void)sd_notifyf(0, "STATUS=Configuration error: %s", err.msg);
+		return EX_CONFIG;
 	}
 
 	r = famfs_system_uuid_get(m->cfg.system_uuid_file, false, m->host_uuid, &err);
@@ -316,7 +319,7 @@ int main(int argc, char **argv)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		log_error_errno(r, "event loop failed: %m");
-	else if (systemd_restart_pending(bus)) {
+	else if (systemd_restart_pending()) {
 		log_info("systemd is restarting the service: leaving the mounts for the next instance to adopt");
 		kernel_mounts_leave_for_restart();
 	}

@@ -18,8 +18,9 @@
 
 #define SYSTEMD_NAME "org.freedesktop.systemd1"
 
-bool systemd_restart_pending(sd_bus *bus)
+bool systemd_restart_pending(void)
 {
+	sd_bus *bus = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	char *unit = NULL, *job_type = NULL;
@@ -27,9 +28,18 @@ bool systemd_restart_pending(sd_bus *bus)
 	uint32_t job_id = 0;
 	bool restart = false;
 
-	if (!bus || sd_pid_get_unit(0, &unit) < 0)
+	if (sd_pid_get_unit(0, &unit) < 0)
 		return false; /* not a systemd service: stopping means stopping */
-	/* A stuck systemd must not hold the shutdown up. */
+	/*
+	 * A connection of its own: the server's is closed once the event loop
+	 * has exited.  A stuck systemd must not hold the shutdown up.
+	 */
+	if (sd_bus_open_system(&bus) < 0) {
+		log_warning("cannot ask systemd whether %s is restarting (no system bus); unmounting as for a stop",
+			    unit);
+		free(unit);
+		return false;
+	}
 	(void)sd_bus_set_method_call_timeout(bus, 2 * 1000 * 1000);
 	if (sd_bus_call_method(bus, SYSTEMD_NAME, "/org/freedesktop/systemd1",
 			       SYSTEMD_NAME ".Manager", "GetUnit", &e, &reply, "s", unit) < 0 ||
@@ -53,5 +63,6 @@ out:
 	sd_bus_message_unref(reply);
 	free(job_type);
 	free(unit);
+	sd_bus_flush_close_unref(bus);
 	return restart;
 }

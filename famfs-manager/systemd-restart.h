@@ -3,9 +3,8 @@
 #define FAMFS_MANAGER_SYSTEMD_RESTART_H
 
 #include <stdbool.h>
-#include <systemd/sd-bus.h>
 
 /* True when systemd is restarting this daemon's unit (systemd-restart.c). */
-bool systemd_restart_pending(sd_bus *bus);
+bool systemd_restart_pending(void);
 
 #endif

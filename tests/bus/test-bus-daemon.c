@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -107,12 +108,12 @@ static void test_config(void)
 	g_autofree char *arg = g_strdup_printf("--config=%s", conf);
 
 	g_assert_true(g_file_set_contents(conf, "[manager]\npoll-interval = soon\n", -1, NULL));
-	g_assert_cmpint(run(&out, &errs, NULL, false, manager_exe, arg, NULL), ==, 1);
+	g_assert_cmpint(run(&out, &errs, NULL, false, manager_exe, arg, NULL), ==, EX_CONFIG);
 	g_assert_nonnull(strstr(errs, "bad.conf:2: invalid value \"soon\" for poll-interval"));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&errs, g_free);
 	g_assert_true(g_file_set_contents(conf, "[manager]\ncolour = blue\n", -1, NULL));
-	g_assert_cmpint(run(&out, &errs, NULL, false, manager_exe, arg, NULL), ==, 1);
+	g_assert_cmpint(run(&out, &errs, NULL, false, manager_exe, arg, NULL), ==, EX_CONFIG);
 	g_assert_nonnull(strstr(errs, "unknown key \"colour\""));
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&errs, g_free);

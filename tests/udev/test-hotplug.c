@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -626,7 +627,8 @@ static void test_bad_config(void)
 		g_assert_true(g_spawn_sync("/", (char **)argv, NULL, 0, die_with_parent, NULL, &out, &errs, &status,
 					   &err));
 		g_assert_true(WIFEXITED(status));
-		g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+		/* EX_CONFIG, which the unit's RestartPreventExitStatus names */
+		g_assert_cmpint(WEXITSTATUS(status), ==, EX_CONFIG);
 		g_assert_nonnull(strstr(errs, "bad.conf"));
 	}
 }

@@ -39,26 +39,28 @@ BOOT=$(date +%s)
 echo "# guest kernel $(uname -r); systemd $(systemctl --version | head -1)"
 check "system is up: systemd-udevd, dbus and polkit run" \
 	sh -c 'systemctl is-active systemd-udevd.service dbus.service &&
-	       busctl status org.freedesktop.PolicyKit1 >/dev/null'
+	       busctl call org.freedesktop.PolicyKit1 /org/freedesktop/PolicyKit1/Authority \
+	               org.freedesktop.DBus.Peer Ping && systemctl is-active polkit.service'
 check "/dev/pmem0 is there (memmap pmem, nd_e820 loaded by udev)" test -b /dev/pmem0
 
 # ---- install ----------------------------------------------------------------
 t0=$(date +%s)
-check "apt install ./famfs-tools ./famfs-manager ./famfs-dkms (no network)" \
-	env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-download \
-	$P/debs/famfs-tools_*.deb $P/debs/famfs-manager_*.deb $P/debs/famfs-dkms_*.deb
+mkdir -p /tmp/debs && cp $P/debs/*.deb /tmp/debs/
+check "apt install ./famfs-tools ./famfs-manager ./famfs-dkms (no network: every dependency is there)" \
+	sh -c 'cd /tmp/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	       ./famfs-tools_*.deb ./famfs-manager_*.deb ./famfs-dkms_*.deb'
 echo "# install took $(( $(date +%s) - t0 )) s (DKMS build under TCG included)"
 check "dkms built and installed famfs for the running kernel" \
-	sh -c "dkms status famfs | grep -q \"$(uname -r).*installed\" && modinfo -F vermagic famfs | grep -q \"^$(uname -r) \""
-check "the postinst enabled famfs-manager.service and systemd started it (Type=notify: READY=1)" \
-	sh -c "systemctl is-enabled famfs-manager.service && sleep 1 && wait_for() { :; }; [ \"\$(systemctl show -P ActiveState famfs-manager.service)\" = active ]"
+	sh -c "dkms status famfs >/tmp/dkms; cat /tmp/dkms; grep -q \"$(uname -r).*installed\" /tmp/dkms &&
+	       modinfo -F vermagic famfs | grep -q \"^$(uname -r) \""
+check "the postinst enabled famfs-manager.service" systemctl is-enabled famfs-manager.service
+check "and systemd started it: active (running), so READY=1 came (Type=notify)" wait_for 60 active
 check "the manager answers on the system bus" busctl get-property org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 Version
 
 # ---- udev: the device appears ------------------------------------------------
 systemctl stop famfs-manager.service
 check "mkfs.famfs /dev/pmem0" mkfs.famfs -f /dev/pmem0
-uuid=$(fsck.famfs -n /dev/pmem0 2>/dev/null | sed -n 's/.*uuid \([0-9a-f-]\{36\}\).*/\1/p' | head -1)
-[ -n "$uuid" ] || uuid=$(/lib/udev/famfs_id /dev/pmem0 | sed -n 's/^ID_FS_UUID=//p')
+uuid=$(/lib/udev/famfs_id /dev/pmem0 | sed -n 's/^ID_FS_UUID=//p')
 echo "# file system uuid $uuid"
 # The namespace goes and comes back: a real remove and add uevent
 check "the pmem namespace is disabled and enabled again (remove/add uevents)" \
@@ -80,10 +82,17 @@ groupadd famfs-users
 useradd -m -G famfs-users bob
 as alice busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 CreateFile stua{sv} \
 	$MNT/alice-file 2097152 420 0 >/tmp/out 2>&1
-if grep -q 'AccessDenied' /tmp/out && [ ! -e $MNT/alice-file ]; then
+if grep -q 'not authorized for org.famfs.manager.create-file' /tmp/out && [ ! -e $MNT/alice-file ]; then
 	ok "CreateFile as an unprivileged user: polkitd denies it ($(head -1 /tmp/out))"
 else
 	nok "CreateFile as an unprivileged user is not denied"; sed 's/^/# /' /tmp/out
+fi
+# famfsctl prints the error's name
+as alice famfsctl create -s 2M $MNT/alice-file2 >/tmp/out 2>&1
+if grep -q 'org.famfs.Error.AccessDenied' /tmp/out && [ ! -e $MNT/alice-file2 ]; then
+	ok "famfsctl create as that user: the named error org.famfs.Error.AccessDenied"
+else
+	nok "famfsctl create as an unprivileged user: no AccessDenied"; sed 's/^/# /' /tmp/out
 fi
 cat >/etc/polkit-1/rules.d/50-famfs-users.rules <<'EOF'
 polkit.addRule(function(action, subject) {
@@ -138,7 +147,7 @@ check "systemctl restart: the mount is adopted by the new daemon, not made again
 	         [ \$(journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted') -gt \$before ] && break; sleep 0.2; done;
 	       [ \$(journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted') -gt \$before ] &&
 	       [ \$(grep -c ' famfs ' /proc/mounts) = 1 ]"
-check "systemctl stop unmounts cleanly" sh -c 'systemctl stop famfs-manager.service && unmounted'
+check "systemctl stop unmounts cleanly" sh -c 'systemctl stop famfs-manager.service && ! grep -q " famfs " /proc/mounts'
 check "systemctl start mounts it again with every file" \
 	sh -c "systemctl start famfs-manager.service && for i in \$(seq 300); do [ -f $MNT/bob-file ] && exit 0; sleep 0.2; done; exit 1"
 
@@ -146,7 +155,7 @@ check "systemctl start mounts it again with every file" \
 check "journalctl -u famfs-manager holds the daemon's info messages (ready on the bus)" \
 	sh -c 'journalctl -u famfs-manager -p info --no-pager -o cat | grep -q "ready on the bus"'
 check "messages carry priorities (journal PRIORITY field is not all 6)" \
-	sh -c 'journalctl -u famfs-manager -o export --no-pager | grep "^PRIORITY=" | sort -u | grep -qv "PRIORITY=6"'
+	sh -c 'journalctl -u famfs-manager -o export --no-pager | grep -a "^PRIORITY=" | sort -u | grep -qv "PRIORITY=6"'
 
 # ---- hardening ---------------------------------------------------------------------
 score=$(systemd-analyze security famfs-manager.service 2>/dev/null | sed -n 's/.*Overall exposure level for famfs-manager.service: \([0-9.]*\).*/\1/p')
@@ -159,8 +168,11 @@ cp /etc/famfs/manager.conf /tmp/manager.conf.good
 echo "poll-interval = banana" >>/etc/famfs/manager.conf
 systemctl restart famfs-manager.service >/dev/null 2>&1
 sleep 1
-check "a broken config: the unit fails and its status names the file and the key" \
-	sh -c 'systemctl status --no-pager -l famfs-manager.service 2>&1 | grep -q "manager.conf.*poll-interval"'
+check "a broken config: the unit fails at once, no restart loop (EX_CONFIG)" \
+	sh -c '[ "$(systemctl show -P ActiveState famfs-manager.service)" = failed ] &&
+	       [ "$(systemctl show -P ExecMainStatus famfs-manager.service)" = 78 ]'
+check "and its status names the file, the line and the key" \
+	sh -c 'systemctl status --no-pager -l famfs-manager.service 2>&1 | tee /dev/stderr | grep -q "manager.conf:[0-9]*: invalid value.*poll-interval"'
 cp /tmp/manager.conf.good /etc/famfs/manager.conf
 systemctl reset-failed famfs-manager.service
 check "with the config repaired it starts again" sh -c 'systemctl start famfs-manager.service && sleep 1 && systemctl is-active famfs-manager.service'

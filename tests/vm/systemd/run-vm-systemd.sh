@@ -67,7 +67,7 @@ done
 cp "$guest_test" "$payload/run.sh"
 for e in "${extras[@]}"; do cp "$e" "$payload/bin/" || bail "cannot copy $e"; done
 rm -f "$workdir/payload.img" "$workdir/overlay.qcow2"
-mkfs.ext4 -q -F -L payload -d "$payload" "$workdir/payload.img" 64M ||
+mkfs.ext4 -q -F -L payload -d "$payload" "$workdir/payload.img" 64M >&2 ||
 	bail "cannot make the payload image"
 qemu-img create -q -f qcow2 -F raw -b "$rootfs/rootfs.img" "$workdir/overlay.qcow2" ||
 	bail "cannot make the overlay"
