@@ -5,7 +5,9 @@
 # on /dev/dax with the dev_dax_iomap test kernel it builds
 # first: scripts/build-test-kernel.sh), and the VM benchmarks (replay and mmap bandwidth, figures printed); then the
 # user-space suites once more under AddressSanitizer and UBSan, the Debian
-# packages (scripts/build-debs.sh, suite debs), and the fuzz
+# packages (scripts/build-debs.sh, suite debs) and, installed with apt in a
+# Debian guest with systemd as PID 1, the used-by list (suite vm-systemd;
+# its root file system is cached by tests/vm/systemd/build-rootfs.sh), and the fuzz
 # targets (tests/fuzz) for 60 s each.
 #   ./run-tests.sh            everything
 #   ./run-tests.sh --quick    skip the VM suites, the sanitizer pass and fuzzing
