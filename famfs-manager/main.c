@@ -252,6 +252,7 @@ int main(int argc, char **argv)
 		/* EX_CONFIG: the unit's RestartPreventExitStatus, no restart loop */
 		log_error("%s", err.msg);
 		(void)sd_notifyf(0, "STATUS=Configuration error: %s", err.msg);
+		manager_done(m);
 		return EX_CONFIG;
 	}
 
