@@ -209,15 +209,18 @@ bool caller_may(const struct caller *c, uint32_t mode, uint32_t uid, uint32_t gi
 	return (bits & (uint32_t)want) == (uint32_t)want;
 }
 
-/* One log line for a denied call: who, what method, which action, and why. */
-static void log_denied(int prio, sd_bus_message *msg, uid_t uid, const char *action, const char *why)
+/* One log line for a denied call: who (@uid NULL: unknown), what method, which action, and why. */
+static void log_denied(int prio, sd_bus_message *msg, const uid_t *uid, const char *action, const char *why)
 {
 	const char *sender = sd_bus_message_get_sender(msg);
 	const char *iface = sd_bus_message_get_interface(msg);
 	const char *member = sd_bus_message_get_member(msg);
 	const char *path = sd_bus_message_get_path(msg);
+	char who[32] = "an unknown uid";
 
-	log_internal(prio, 0, NULL, "denied %s to uid %u (%s) calling %s.%s on %s: %s", action, (unsigned)uid,
+	if (uid)
+		snprintf(who, sizeof(who), "uid %u", (unsigned)*uid);
+	log_internal(prio, 0, NULL, "denied %s to %s (%s) calling %s.%s on %s: %s", action, who,
 		     sender ? sender : "no bus name", iface ? iface : "?", member ? member : "?", path ? path : "?",
 		     why);
 }
@@ -225,7 +228,7 @@ static void log_denied(int prio, sd_bus_message *msg, uid_t uid, const char *act
 static void reply_denied(struct auth_pending *p, int prio, const char *why)
 {
 	p->s->calls_denied++;
-	log_denied(prio, p->msg, p->uid, p->action, why);
+	log_denied(prio, p->msg, &p->uid, p->action, why);
 	(void)sd_bus_reply_method_errorf(p->msg, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: %s", (unsigned)p->uid,
 					 p->action, why);
@@ -292,10 +295,10 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 
 	r = auth_sender_ids(s, msg, &uid, NULL);
 	if (r < 0) {
-		log_warning("denied %s to %s calling %s.%s: cannot tell who sent the call: %s", action,
-			    sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "no bus name",
-			    sd_bus_message_get_interface(msg) ? sd_bus_message_get_interface(msg) : "?",
-			    sd_bus_message_get_member(msg) ? sd_bus_message_get_member(msg) : "?", strerror(-r));
+		char why[128];
+
+		snprintf(why, sizeof(why), "cannot tell who sent the call: %s", strerror(-r));
+		log_denied(LOG_WARNING, msg, NULL, action, why);
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "cannot tell who sent the call: %s", strerror(-r));
 	}
@@ -303,7 +306,7 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 		return cont(msg, s, e);
 	if (!s->m->cfg.polkit) {
 		s->calls_denied++;
-		log_denied(LOG_NOTICE, msg, uid, action, "polkit is disabled, and without it only root is authorized");
+		log_denied(LOG_NOTICE, msg, &uid, action, "polkit is disabled, and without it only root is authorized");
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: without polkit (disabled) only root is",
 					 (unsigned)uid, action);
@@ -331,7 +334,7 @@ int auth_check(struct bus_server *s, sd_bus_message *msg, const char *action,
 
 		free(p);
 		snprintf(why, sizeof(why), "cannot ask polkit: %s", strerror(-r));
-		log_denied(LOG_WARNING, msg, uid, action, why);
+		log_denied(LOG_WARNING, msg, &uid, action, why);
 		return sd_bus_error_setf(e, FAMFS_ERROR_ACCESS_DENIED,
 					 "uid %u is not authorized for %s: cannot ask polkit: %s",
 					 (unsigned)uid, action, strerror(-r));
