@@ -6,16 +6,9 @@
 P=/mnt/payload
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$P/bin
 export SYSTEMD_PAGER= SYSTEMD_COLORS=0
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-# check DESCRIPTION COMMAND...: ok when it exits 0; its output as comments
-check() {
-	local d=$1
-	shift
-	if "$@" >/tmp/out 2>&1; then ok "$d"; else nok "$d"; sed 's/^/# /' /tmp/out | tail -15; fi
-}
+# ok, nok and check, as the busybox guests have them (run-vm-systemd.sh
+# puts tests/vm/guest/stack-common.sh on the payload)
+. $P/bin/stack-common.sh
 # wait_for SECONDS COMMAND...: until it succeeds, polling every 0.2 s
 wait_for() {
 	local t=$(( $1 * 5 ))
@@ -31,6 +24,10 @@ prop() { systemctl show -P "$1" famfs-manager.service; }
 active() { [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" = running ]; }
 mounted() { grep -q " $MNT famfs " /proc/mounts; }
 unmounted() { ! grep -q " famfs " /proc/mounts; }
+famfs_mounts() { grep -c ' famfs ' /proc/mounts; }
+adoptions() { journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted'; }
+# adopted_since N: more than N adoptions in the journal, and one famfs mount
+adopted_since() { [ "$(adoptions)" -gt "$1" ] && [ "$(famfs_mounts)" = 1 ]; }
 call() { busctl call org.famfs.Manager /org/famfs/Manager org.famfs.Manager1 "$@"; }
 as() { local u=$1; shift; runuser -u "$u" -- "$@"; }
 MNT=/run/famfs/pmem0
@@ -127,29 +124,25 @@ pid=$(prop MainPID)
 restarts=$(prop NRestarts)
 sleep 10
 check "the daemon pings the watchdog: still pid $pid after 10 s at WatchdogSec=4s" \
-	sh -c "[ \"\$(systemctl show -P MainPID famfs-manager.service)\" = $pid ]"
+	test "$(prop MainPID)" = "$pid"
 kill -STOP "$pid"
+restarted_since() { [ "$(prop NRestarts)" -gt "$1" ] && [ "$(prop ActiveState)" = active ]; }
 check "SIGSTOPped, it is killed by the watchdog and restarted by systemd" \
-	wait_for 60 sh -c "[ \"\$(systemctl show -P NRestarts famfs-manager.service)\" -gt $restarts ] &&
-	                    [ \"\$(systemctl show -P ActiveState famfs-manager.service)\" = active ]"
+	wait_for 60 restarted_since "$restarts"
 check "the journal says the watchdog fired" \
 	sh -c 'journalctl -u famfs-manager --no-pager | grep -qi "watchdog timeout"'
+adopted_with_root_file() { adopted_since 0 && [ -f $MNT/root-file ]; }
 check "the new daemon adopted the mount (one famfs mount, files still there)" \
-	wait_for 30 sh -c "journalctl -u famfs-manager --no-pager -o cat | grep -q 'adopted' &&
-	                   [ \$(grep -c ' famfs ' /proc/mounts) = 1 ] && [ -f $MNT/root-file ]"
+	wait_for 30 adopted_with_root_file
 check "the adopted file keeps its bytes" fullstack-tool mmap-write $MNT/root-file 7
 rm -rf /run/systemd/system/famfs-manager.service.d
 systemctl daemon-reload
-check "systemctl restart: the mount is adopted by the new daemon, not made again" \
-	sh -c "before=\$(journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted');
-	       systemctl restart famfs-manager.service &&
-	       for i in \$(seq 150); do
-	         [ \$(journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted') -gt \$before ] && break; sleep 0.2; done;
-	       [ \$(journalctl -u famfs-manager -o cat --no-pager | grep -c 'adopted') -gt \$before ] &&
-	       [ \$(grep -c ' famfs ' /proc/mounts) = 1 ]"
-check "systemctl stop unmounts cleanly" sh -c 'systemctl stop famfs-manager.service && ! grep -q " famfs " /proc/mounts'
-check "systemctl start mounts it again with every file" \
-	sh -c "systemctl start famfs-manager.service && for i in \$(seq 300); do [ -f $MNT/bob-file ] && exit 0; sleep 0.2; done; exit 1"
+restart_adopts() { local before=$(adoptions); systemctl restart famfs-manager.service && wait_for 30 adopted_since "$before"; }
+check "systemctl restart: the mount is adopted by the new daemon, not made again" restart_adopts
+stop_unmounts() { systemctl stop famfs-manager.service && unmounted; }
+check "systemctl stop unmounts cleanly" stop_unmounts
+start_with_every_file() { systemctl start famfs-manager.service && wait_for 60 test -f $MNT/bob-file; }
+check "systemctl start mounts it again with every file" start_with_every_file
 
 # ---- the journal, priorities ---------------------------------------------------------
 check "journalctl -u famfs-manager holds the daemon's info messages (ready on the bus)" \
