@@ -50,10 +50,16 @@ static uint64_t mono_usec(void)
 
 static void release(struct backend_target *t, struct kstate *ks)
 {
+	bool unmounted;
+
 	kernel_maker_free(ks->maker);
-	/* The record describes a mount; ours goes away. */
-	kernel_adopt_close(ks->adopt, ks->mount.mounted);
-	kernel_mount_release(&ks->mount, t);
+	unmounted = kernel_mount_release(&ks->mount, t);
+	/*
+	 * The record describes the mount: it goes with it, and stays with a
+	 * mount left for a restart, whose next instance then knows the mount
+	 * for its own (and unmounts it on a stop) and trusts what it made.
+	 */
+	kernel_adopt_close(ks->adopt, unmounted);
 	free(ks);
 	t->data = NULL;
 }

@@ -242,8 +242,10 @@ void kernel_mounts_leave_for_restart(void)
 	leave_mounted = true;
 }
 
-void kernel_mount_release(struct kernel_mount *m, struct backend_target *t)
+bool kernel_mount_release(struct kernel_mount *m, struct backend_target *t)
 {
+	bool unmounted = false;
+
 	if (m->view_in_use)
 		(void)famfs_fs_use_metadata_view(t->fs, NULL, NULL);
 	m->view_in_use = false;
@@ -254,13 +256,17 @@ void kernel_mount_release(struct kernel_mount *m, struct backend_target *t)
 	}
 	if (m->root >= 0)
 		close(TAKE_FD(m->root));
-	if (m->mounted && leave_mounted)
+	if (m->mounted && leave_mounted) {
 		manager_log("%s: left mounted for the restarted famfs-manager to adopt", t->mountpoint);
-	else if (m->mounted && umount2(t->mountpoint, 0) < 0) {
-		manager_log("%s: cannot unmount (%s); detaching it lazily", t->mountpoint, strerror(errno));
-		(void)umount2(t->mountpoint, MNT_DETACH);
+	} else if (m->mounted) {
+		unmounted = true;
+		if (umount2(t->mountpoint, 0) < 0) {
+			manager_log("%s: cannot unmount (%s); detaching it lazily", t->mountpoint, strerror(errno));
+			(void)umount2(t->mountpoint, MNT_DETACH);
+		}
 	}
 	m->mounted = false;
+	return unmounted;
 }
 
 /* The value of "@name=0x..." among @m's options; false when it is not there. */

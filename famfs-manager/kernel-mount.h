@@ -54,8 +54,12 @@ int kernel_mount_make_meta(struct kernel_mount *m, struct backend_target *t, str
  */
 int kernel_mount_use_meta(struct kernel_mount *m, struct backend_target *t, struct famfs_err *err);
 
-/* Back to the device mapping, the view unmapped, the root closed, and unmounted if ours. */
-void kernel_mount_release(struct kernel_mount *m, struct backend_target *t);
+/*
+ * Back to the device mapping, the view unmapped, the root closed, and
+ * unmounted if ours (unless left for a restart).  Returns whether the mount
+ * went away.
+ */
+bool kernel_mount_release(struct kernel_mount *m, struct backend_target *t);
 
 /*
  * From now on kernel_mount_release leaves the mount in place: the daemon is

@@ -139,8 +139,18 @@ rm -rf /run/systemd/system/famfs-manager.service.d
 systemctl daemon-reload
 restart_adopts() { local before=$(adoptions); systemctl restart famfs-manager.service && wait_for 30 adopted_since "$before"; }
 check "systemctl restart: the mount is adopted by the new daemon, not made again" restart_adopts
+# A stop after a restart: the restarted daemon knows the adopted mount for its own.
+systemd-analyze log-level debug
 stop_unmounts() { systemctl stop famfs-manager.service && unmounted; }
 check "systemctl stop unmounts cleanly" stop_unmounts
+stays_stopped() { sleep 5; ! systemctl is-active --quiet famfs-manager.service; }
+check "and it stays stopped (nothing starts it again)" stays_stopped
+if [ "$(systemctl is-active famfs-manager.service)" != inactive ]; then
+	echo "# what systemd did after the stop:"
+	journalctl -b -o short-monotonic --no-pager --since "-15s" |
+		grep -E "famfs-manager.service|pmem0" | grep -v "^--" | tail -40 | sed 's/^/#   /'
+fi
+systemd-analyze log-level info
 start_with_every_file() { systemctl start famfs-manager.service && wait_for 60 test -f $MNT/bob-file; }
 check "systemctl start mounts it again with every file" start_with_every_file
 
