@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "check.h"
+#include "hugepages.h"
+#include "integrity.h"
 #include "log.h"
 #include "namespace.h"
 #include "path.h"
 #include "superblock.h"
 
 #define AU FAMFS_ALLOC_UNIT
+/* Entries walked between two waits for their integrity codes */
+#define WAIT_EVERY 1024
 
 /* One extent of one file, in allocation units, for the cross-link sweep. */
 struct span {
@@ -31,6 +35,8 @@ struct checker {
 	struct span *spans;
 	size_t nspans, spans_cap;
 	uint8_t *integrity;     /* per written entry: FAMFS_OK or why it failed */
+	struct famfs_integrity_pass *pass;      /* computing integrity[] meanwhile */
+	size_t tail_finding_at; /* where the torn-tail finding goes, once the pass is done */
 	bool oom;
 };
 
@@ -133,13 +139,14 @@ static bool entry_intact(const struct famfs_log_entry *e, uint64_t i)
 	return famfs_log_entry_check_integrity(e, i, NULL) == FAMFS_OK;
 }
 
-static int compute_integrity(struct checker *c, uint64_t end)
+/* Starts computing integrity[0, end) in the background; check_entry waits for each entry's. */
+static int start_integrity(struct checker *c, uint64_t end)
 {
 	c->integrity = malloc(end ? end : 1);
 	if (!c->integrity)
 		return -ENOMEM;
-	famfs_log_check_integrity_range(c->entries, 0, end, c->integrity);
-	return 0;
+	famfs_advise_hugepages(c->integrity, end);
+	return famfs_integrity_start(c->entries, end, c->integrity, &c->pass);
 }
 
 /*
@@ -154,7 +161,7 @@ static uint64_t check_log_header(struct checker *c, const struct famfs_superbloc
 	struct famfs_check_repair *rep = &c->r->repair;
 	enum famfs_finding_code code;
 	struct famfs_err err = {0};
-	uint64_t slots = famfs_log_slots(sb->log_len), end, last_intact = 0;
+	uint64_t slots = famfs_log_slots(sb->log_len), end;
 
 	code = famfs_log_header_validate(h, sb->log_len, &err);
 	if (code != FAMFS_OK && code != FAMFS_F_LOG_NEXT_INDEX && code != FAMFS_F_LOG_NEXT_SEQNUM) {
@@ -172,33 +179,22 @@ static uint64_t check_log_header(struct checker *c, const struct famfs_superbloc
 		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s", err.msg);
 		for (end = 0; end < slots && entry_intact(&c->entries[end], end); end++)
 			;
-		if (compute_integrity(c, end) < 0) {
+		if (start_integrity(c, end) < 0) {
 			c->oom = true;
 			return UINT64_MAX;
 		}
 		rep->needed = true;
 		rep->new_next_index = end;
 		s->log_used = end;
+		c->tail_finding_at = SIZE_MAX;  /* the run of intact slots has no torn tail */
 		return end;
 	}
 	end = h->next_index;
-	if (compute_integrity(c, end) < 0) {
+	if (start_integrity(c, end) < 0) {
 		c->oom = true;
 		return UINT64_MAX;
 	}
-	for (uint64_t i = end; i > 0; i--) {
-		if (c->integrity[i - 1] == FAMFS_OK) {
-			last_intact = i;
-			break;
-		}
-	}
-	if (last_intact < end) {
-		add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_LOG_NEXT_INDEX, (int64_t)last_intact,
-			    "log tail: entries %" PRIu64 " to %" PRIu64 " fail their integrity checks "
-			    "(torn or invalid tail after the last intact entry)", last_intact, end - 1);
-		rep->needed = true;
-		rep->new_next_index = last_intact;
-	}
+	c->tail_finding_at = c->r->nfindings;
 	if (code == FAMFS_F_LOG_NEXT_SEQNUM) {
 		add_finding(c, FAMFS_SEV_ERROR, code, -1, "%s", err.msg);
 		if (!rep->needed) {
@@ -210,12 +206,61 @@ static uint64_t check_log_header(struct checker *c, const struct famfs_superbloc
 	return end;
 }
 
+/*
+ * Once every entry's integrity is known: intact entries followed by ones
+ * that are not mean a torn or invalid tail, which a repair cuts off.  Its
+ * finding goes where the header's findings are, before the entries'.
+ */
+static void check_log_tail(struct checker *c, uint64_t end)
+{
+	struct famfs_check_report *r = c->r;
+	uint64_t last_intact = 0;
+	struct famfs_finding *f, moved;
+
+	if (c->tail_finding_at == SIZE_MAX)
+		return;
+	for (uint64_t i = end; i > 0; i--) {
+		if (c->integrity[i - 1] == FAMFS_OK) {
+			last_intact = i;
+			break;
+		}
+	}
+	if (last_intact == end)
+		return;
+	r->repair.needed = true;
+	r->repair.new_next_index = last_intact;
+	f = add_finding(c, FAMFS_SEV_ERROR, FAMFS_F_LOG_NEXT_INDEX, (int64_t)last_intact,
+			"log tail: entries %" PRIu64 " to %" PRIu64 " fail their integrity checks "
+			"(torn or invalid tail after the last intact entry)", last_intact, end - 1);
+	if (!f || c->tail_finding_at >= r->nfindings - 1)
+		return;
+	moved = *f;
+	memmove(&r->findings[c->tail_finding_at + 1], &r->findings[c->tail_finding_at],
+		(r->nfindings - 1 - c->tail_finding_at) * sizeof(*f));
+	r->findings[c->tail_finding_at] = moved;
+}
+
 /* Counters stop at UINT64_MAX rather than wrap (only a hostile log gets there). */
 static uint64_t add_saturating(uint64_t a, uint64_t b)
 {
 	uint64_t sum;
 
 	return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+/* Room for @n spans (most files have one extent); growing is the fallback. */
+static int reserve_spans(struct checker *c, size_t n)
+{
+	struct span *spans;
+
+	if (n <= c->spans_cap)
+		return 0;
+	spans = famfs_realloc_huge(c->spans, c->spans_cap * sizeof(*spans), n * sizeof(*spans));
+	if (!spans)
+		return -ENOMEM;
+	c->spans = spans;
+	c->spans_cap = n;
+	return 0;
 }
 
 static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t index)
@@ -227,7 +272,7 @@ static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t i
 		end = UINT64_MAX / AU * AU;
 	if (c->nspans == c->spans_cap) {
 		size_t cap = c->spans_cap ? c->spans_cap * 2 : 1024;
-		struct span *ns = realloc(c->spans, cap * sizeof(*ns));
+		struct span *ns = famfs_realloc_huge(c->spans, c->spans_cap * sizeof(*ns), cap * sizeof(*ns));
 
 		if (!ns)
 			return -ENOMEM;
@@ -456,8 +501,16 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 		goto done;
 	/* Right-sized at once (each entry adds at most one node); growing is the fallback. */
 	(void)famfs_ns_reserve(c.ns, end);
-	for (uint64_t i = 0; i < end && !c.oom; i++)
+	(void)reserve_spans(&c, end);
+	for (uint64_t i = 0; i < end && !c.oom; i++) {
+		if (i % WAIT_EVERY == 0)
+			famfs_integrity_wait(c.pass, end - i < WAIT_EVERY ? end : i + WAIT_EVERY);
 		check_entry(&c, i);
+	}
+	famfs_integrity_finish(c.pass);
+	c.pass = NULL;
+	if (!c.oom)
+		check_log_tail(&c, end);
 	if (!c.oom)
 		check_crosslinks(&c, !(flags & FAMFS_CHECK_NO_CROSSLINKS));
 	if (c.r->summary.log_used == c.r->summary.log_total)
@@ -465,6 +518,7 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 			    "the log is full (%" PRIu64 " of %" PRIu64 " entries): no more files can be created",
 			    c.r->summary.log_used, c.r->summary.log_total);
 done:
+	famfs_integrity_finish(c.pass);
 	famfs_ns_free(c.ns);
 	free(c.spans);
 	free(c.integrity);

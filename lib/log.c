@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <inttypes.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,55 +88,6 @@ enum famfs_finding_code famfs_log_entry_check_integrity(const struct famfs_log_e
 		return FAMFS_F_ENTRY_CRC;
 	}
 	return FAMFS_OK;
-}
-
-/*
- * The CRCs are most of the cost of reading a log, and each entry's is
- * independent: large ranges are split over a few threads.
- */
-#define INTEGRITY_THREADS_MAX 4
-#define INTEGRITY_PER_THREAD_MIN 4096
-
-struct integrity_job {
-	const struct famfs_log_entry *entries;
-	uint8_t *codes;
-	uint64_t base, first, end;
-};
-
-static void *integrity_worker(void *arg)
-{
-	struct integrity_job *j = arg;
-
-	for (uint64_t i = j->first; i < j->end; i++)
-		j->codes[i] = famfs_log_entry_check_integrity(&j->entries[i], j->base + i, NULL);
-	return NULL;
-}
-
-void famfs_log_check_integrity_range(const struct famfs_log_entry *entries, uint64_t first_index,
-				     uint64_t n, uint8_t *ret_codes)
-{
-	struct integrity_job jobs[INTEGRITY_THREADS_MAX];
-	pthread_t threads[INTEGRITY_THREADS_MAX];
-	bool started[INTEGRITY_THREADS_MAX] = { false };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t nthreads = cpus < 1 ? 1 : cpus > INTEGRITY_THREADS_MAX ? INTEGRITY_THREADS_MAX : cpus;
-
-	if (n / nthreads < INTEGRITY_PER_THREAD_MIN)
-		nthreads = 1;
-	for (uint64_t t = 0; t < nthreads; t++) {
-		jobs[t] = (struct integrity_job){ entries, ret_codes, first_index,
-						  n * t / nthreads, n * (t + 1) / nthreads };
-		/* Job 0 runs here; a thread that cannot start has its job run here too. */
-		if (t > 0)
-			started[t] = pthread_create(&threads[t], NULL, integrity_worker, &jobs[t]) == 0;
-	}
-	integrity_worker(&jobs[0]);
-	for (uint64_t t = 1; t < nthreads; t++) {
-		if (started[t])
-			pthread_join(threads[t], NULL);
-		else
-			integrity_worker(&jobs[t]);
-	}
 }
 
 /* Sums of extent lengths stop at UINT64_MAX: no file size can exceed that anyway. */

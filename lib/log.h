@@ -50,14 +50,6 @@ enum famfs_finding_code famfs_log_entry_check_integrity(const struct famfs_log_e
 							uint64_t index, struct famfs_err *err);
 
 /*
- * Integrity of @n entries at once: ret_codes[k] is the result for
- * entries[k], which sits in slot @first_index + k.  Large ranges are
- * checked on several threads.
- */
-void famfs_log_check_integrity_range(const struct famfs_log_entry *entries, uint64_t first_index,
-				     uint64_t n, uint8_t *ret_codes);
-
-/*
  * The semantic rules of one entry on its own (type, extent counts, strips,
  * chunk size, alignment, bounds, devindex, size, path syntax).  Rules that
  * need the other entries (parents, duplicates, cross-links) are checked by

@@ -2,12 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugepages.h"
 #include "namespace.h"
 
 /*
  * Nodes live in a growing array; an open-addressing table of node ids,
- * keyed by a hash of the path, finds them.  Path bytes live in an arena of
- * fixed blocks so that node->path stays valid as the tree grows.
+ * keyed by a hash of the path, finds them.  Each slot keeps the hash with
+ * the id, so a probe that is not a match costs no visit to the node.  Path
+ * bytes live in an arena of fixed blocks so that node->path stays valid as
+ * the tree grows.
  */
 #define ARENA_BLOCK (256u * 1024u)
 
@@ -17,13 +20,18 @@ struct arena_block {
 	char data[];
 };
 
+struct slot {
+	uint32_t hash;
+	uint32_t id;           /* FAMFS_NS_NONE when empty */
+};
+
 struct famfs_ns {
 	struct famfs_ns_node *nodes;
 	uint32_t nnodes;
 	uint32_t cap;
-	uint32_t *table;       /* node ids, FAMFS_NS_NONE when empty */
-	uint32_t *hashes;      /* the hash of each node, by id */
+	struct slot *table;
 	uint32_t table_size;   /* a power of two */
+	uint32_t last_parent;  /* the directory the last add went into: the next is likely the same */
 	size_t nfiles;
 	size_t ndirs;
 	struct arena_block *arena;
@@ -63,17 +71,22 @@ static char *arena_copy(struct famfs_ns *ns, const char *s, size_t len)
 
 static int table_resize(struct famfs_ns *ns, uint32_t size)
 {
-	uint32_t *table = malloc(sizeof(*table) * size);
+	struct slot *table = malloc(sizeof(*table) * size);
 
 	if (!table)
 		return -ENOMEM;
-	memset(table, 0xff, sizeof(*table) * size);
-	for (uint32_t id = 0; id < ns->nnodes; id++) {
-		uint32_t slot = ns->hashes[id] & (size - 1);
+	famfs_advise_hugepages(table, sizeof(*table) * size);
+	for (uint32_t k = 0; k < size; k++)
+		table[k].id = FAMFS_NS_NONE;
+	for (uint32_t k = 0; k < ns->table_size; k++) {
+		struct slot old = ns->table[k];
+		uint32_t slot;
 
-		while (table[slot] != FAMFS_NS_NONE)
-			slot = (slot + 1) & (size - 1);
-		table[slot] = id;
+		if (old.id == FAMFS_NS_NONE)
+			continue;
+		for (slot = old.hash & (size - 1); table[slot].id != FAMFS_NS_NONE; slot = (slot + 1) & (size - 1))
+			;
+		table[slot] = old;
 	}
 	free(ns->table);
 	ns->table = table;
@@ -81,20 +94,15 @@ static int table_resize(struct famfs_ns *ns, uint32_t size)
 	return 0;
 }
 
-/* Room for @cap nodes in the arrays indexed by node id. */
+/* Room for @cap nodes in the node array. */
 static int grow_nodes(struct famfs_ns *ns, uint32_t cap)
 {
 	struct famfs_ns_node *nodes;
-	uint32_t *hashes;
 
-	nodes = realloc(ns->nodes, sizeof(*nodes) * cap);
+	nodes = famfs_realloc_huge(ns->nodes, sizeof(*nodes) * ns->cap, sizeof(*nodes) * cap);
 	if (!nodes)
 		return -ENOMEM;
 	ns->nodes = nodes;
-	hashes = realloc(ns->hashes, sizeof(*hashes) * cap);
-	if (!hashes)
-		return -ENOMEM;
-	ns->hashes = hashes;
 	ns->cap = cap;
 	return 0;
 }
@@ -149,11 +157,10 @@ static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t 
 		return -ENOMEM;
 	n->path_len = len;
 	n->parent = n->first_child = n->last_child = n->next_sibling = FAMFS_NS_NONE;
-	ns->hashes[id] = hash;
 	slot = hash & (ns->table_size - 1);
-	while (ns->table[slot] != FAMFS_NS_NONE)
+	while (ns->table[slot].id != FAMFS_NS_NONE)
 		slot = (slot + 1) & (ns->table_size - 1);
-	ns->table[slot] = id;
+	ns->table[slot] = (struct slot){ .hash = hash, .id = id };
 	ns->nnodes++;
 	*ret_id = id;
 	return 0;
@@ -190,7 +197,6 @@ struct famfs_ns *famfs_ns_free(struct famfs_ns *ns)
 		ns->arena = next;
 	}
 	free(ns->nodes);
-	free(ns->hashes);
 	free(ns->table);
 	free(ns);
 	return NULL;
@@ -201,14 +207,16 @@ static uint32_t lookup_hashed(const struct famfs_ns *ns, const char *path, size_
 	uint32_t slot = hash & (ns->table_size - 1);
 
 	for (;;) {
-		uint32_t id = ns->table[slot];
+		struct slot s = ns->table[slot];
 		const struct famfs_ns_node *n;
 
-		if (id == FAMFS_NS_NONE)
+		if (s.id == FAMFS_NS_NONE)
 			return FAMFS_NS_NONE;
-		n = &ns->nodes[id];
-		if (ns->hashes[id] == hash && n->path_len == len && memcmp(n->path, path, len) == 0)
-			return id;
+		if (s.hash == hash) {
+			n = &ns->nodes[s.id];
+			if (n->path_len == len && memcmp(n->path, path, len) == 0)
+				return s.id;
+		}
 		slot = (slot + 1) & (ns->table_size - 1);
 	}
 }
@@ -237,9 +245,13 @@ int famfs_ns_add(struct famfs_ns *ns, const char *path, enum famfs_ns_kind kind,
 		return -EEXIST;
 	while (plen > 0 && path[plen - 1] != '/')
 		plen--;
-	parent = famfs_ns_lookup(ns, path, plen ? plen - 1 : 0);
+	parent = ns->last_parent;
+	if (ns->nodes[parent].path_len != (plen ? plen - 1 : 0) ||
+	    memcmp(ns->nodes[parent].path, path, ns->nodes[parent].path_len) != 0)
+		parent = famfs_ns_lookup(ns, path, plen ? plen - 1 : 0);
 	if (parent == FAMFS_NS_NONE)
 		return -ENOENT;
+	ns->last_parent = parent;
 	if (ns->nodes[parent].kind != FAMFS_NS_DIR)
 		return -ENOTDIR;
 

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "check.h"
+#include "integrity.h"
 #include "log.h"
 #include "superblock.h"
 #include "testutil.h"
@@ -83,6 +84,9 @@ static void test_large_log_middle_and_tail(void)
 	g_assert_cmpuint(count(r, FAMFS_F_ENTRY_SEQNUM), ==, 1);
 	g_assert_true(r->repair.needed);
 	g_assert_cmpuint(r->repair.new_next_index, ==, 29998);
+	/* the tail's finding comes first, with the header's, though known only after the walk */
+	g_assert_cmpint(r->findings[0].code, ==, FAMFS_F_LOG_NEXT_INDEX);
+	g_assert_cmpint(r->findings[1].code, ==, FAMFS_F_ENTRY_CRC);
 	g_assert_false(famfs_check_repair_fixes_all(r));
 	famfs_check_report_free(r);
 
@@ -90,6 +94,47 @@ static void test_large_log_middle_and_tail(void)
 	r = check(&m);
 	g_assert_true(famfs_check_repair_fixes_all(r));
 	famfs_check_report_free(r);
+	munmap(m.base, m.size);
+}
+
+/*
+ * The background integrity pass gives each entry the code a serial check
+ * gives it, with damage on both sides of chunk boundaries, whatever the
+ * points the caller waits at.
+ */
+static void test_integrity_pass_matches_serial(void)
+{
+	static const unsigned damaged[] = { 0, 2047, 2048, 8191, 8192, 20000, 29999 };
+	static const uint64_t waits[] = { 1, 2049, 2049, 10000, 29999, 30000 };
+	struct famfs_integrity_pass *pass;
+	struct famfs_log_entry *slots;
+	uint64_t data = famfs_data_start(16 * MiB), n = 30000;
+	uint8_t *codes = g_malloc(n);
+	struct medium m;
+
+	medium_new(&m, data + n * AU, 16 * MiB);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(&m, name, data + (uint64_t)i * AU, AU);
+	}
+	slots = famfs_log_entries(m.log);
+	for (size_t k = 0; k < G_N_ELEMENTS(damaged); k++)
+		slots[damaged[k]].crc ^= 0x4;
+	slots[5000].seqnum = 1;
+	memset(codes, 0xee, n);
+	g_assert_cmpint(famfs_integrity_start(slots, n, codes, &pass), ==, 0);
+	for (size_t k = 0; k < G_N_ELEMENTS(waits); k++) {
+		famfs_integrity_wait(pass, waits[k]);
+		for (uint64_t i = 0; i < waits[k]; i++)
+			g_assert_cmpint(codes[i], ==, famfs_log_entry_check_integrity(&slots[i], i, NULL));
+	}
+	famfs_integrity_finish(pass);
+	g_assert_cmpint(codes[2047], ==, FAMFS_F_ENTRY_CRC);
+	g_assert_cmpint(codes[5000], ==, FAMFS_F_ENTRY_SEQNUM);
+	g_assert_cmpint(codes[5001], ==, FAMFS_OK);
+	g_free(codes);
 	munmap(m.base, m.size);
 }
 
@@ -251,6 +296,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/check/large-log-middle-and-tail", test_large_log_middle_and_tail);
+	g_test_add_func("/check/integrity-pass-matches-serial", test_integrity_pass_matches_serial);
 	g_test_add_func("/check/crosslink-pairs", test_crosslink_pairs);
 	g_test_add_func("/check/garbage-next-index", test_garbage_next_index);
 	g_test_add_func("/check/truncated-medium", test_truncated_medium);

@@ -117,6 +117,28 @@ static void test_namespace(void)
 	famfs_ns_free(ns);
 }
 
+/* The add remembers the last parent: a different parent of the same length, or a longer one, is not it. */
+static void test_namespace_parent_changes(void)
+{
+	struct famfs_ns *ns = NULL;
+	uint32_t a, ab, f;
+
+	g_assert_cmpint(famfs_ns_new(&ns), ==, 0);
+	g_assert_cmpint(famfs_ns_add(ns, "a", FAMFS_NS_DIR, 0755, 0, 0, 0, 0, &a), ==, 0);
+	g_assert_cmpint(famfs_ns_add(ns, "a/f", FAMFS_NS_FILE, 0644, 0, 0, 1, 1, NULL), ==, 0);
+	g_assert_cmpint(famfs_ns_add(ns, "b/f", FAMFS_NS_FILE, 0644, 0, 0, 1, 2, NULL), ==, -ENOENT);
+	g_assert_cmpint(famfs_ns_add(ns, "ab", FAMFS_NS_DIR, 0755, 0, 0, 0, 3, &ab), ==, 0);
+	g_assert_cmpint(famfs_ns_add(ns, "a/g", FAMFS_NS_FILE, 0644, 0, 0, 1, 4, NULL), ==, 0);
+	g_assert_cmpint(famfs_ns_add(ns, "ab/f", FAMFS_NS_FILE, 0644, 0, 0, 1, 5, &f), ==, 0);
+	g_assert_cmpuint(famfs_ns_node(ns, f)->parent, ==, ab);
+	g_assert_cmpint(famfs_ns_add(ns, "a/f/x", FAMFS_NS_FILE, 0644, 0, 0, 1, 6, NULL), ==, -ENOTDIR);
+	g_assert_cmpint(famfs_ns_add(ns, "a/h", FAMFS_NS_FILE, 0644, 0, 0, 1, 7, &f), ==, 0);
+	g_assert_cmpuint(famfs_ns_node(ns, f)->parent, ==, a);
+	g_assert_cmpint(famfs_ns_add(ns, "top", FAMFS_NS_FILE, 0644, 0, 0, 1, 8, &f), ==, 0);
+	g_assert_cmpuint(famfs_ns_node(ns, f)->parent, ==, FAMFS_NS_ROOT);
+	famfs_ns_free(ns);
+}
+
 static char *escape_str(const char *s)
 {
 	char *out = famfs_escape_dup(s);
@@ -215,6 +237,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/path/length-limit", test_length_limit);
 	g_test_add_func("/path/relative", test_relative);
 	g_test_add_func("/path/namespace", test_namespace);
+	g_test_add_func("/path/namespace-parent-changes", test_namespace_parent_changes);
 	g_test_add_func("/path/escape", test_escape);
 	g_test_add_func("/path/escape-random", test_escape_random);
 	g_test_add_func("/path/unescape-errors", test_unescape_errors);
