@@ -64,8 +64,10 @@ check "the pmem namespace is disabled and enabled again (remove/add uevents)" \
 	sh -c 'ndctl disable-namespace all && ndctl enable-namespace all'
 check "systemd-udevd ran 60-famfs.rules: /dev/famfs/by-uuid/$uuid -> pmem0" \
 	wait_for 30 sh -c "[ \"\$(readlink -f /dev/famfs/by-uuid/$uuid)\" = /dev/pmem0 ]"
-check "udev tagged pmem0 SYSTEMD_WANTS=famfs-manager.service" \
-	sh -c 'udevadm info --query=property /dev/pmem0 | grep -qx "SYSTEMD_WANTS=famfs-manager.service"'
+check "60-famfs.rules asks for famfs-manager.service on add (SYSTEMD_WANTS)" \
+	sh -c 'udevadm test --action=add /sys/class/block/pmem0 2>&1 | grep -qx "SYSTEMD_WANTS=famfs-manager.service"'
+check "and not on change (a writer closing the device sends one)" \
+	sh -c '! udevadm test --action=change /sys/class/block/pmem0 2>&1 | grep -q "^SYSTEMD_WANTS="'
 check "SYSTEMD_WANTS started famfs-manager.service, which reached READY=1" wait_for 60 active
 check "it automounted the file system at $MNT (famfs.ko, no config touched)" wait_for 60 mounted
 systemctl status --no-pager famfs-manager.service 2>&1 | head -12 | sed 's/^/# /'
