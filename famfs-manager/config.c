@@ -7,6 +7,7 @@
  *   mount-root = /run/famfs
  *   poll-interval = 100           (milliseconds)
  *   follow-interval = 2           (milliseconds; 0: none)
+ *   follow-idle-interval = 20     (milliseconds, after 3 s without a log moving)
  *   torn-tail-grace = 2000        (milliseconds)
  *   system-uuid-file = /opt/famfs/system_uuid
  *   polkit = yes
@@ -41,6 +42,7 @@ void config_init(struct manager_config *c)
 	memset(c, 0, sizeof(*c));
 	c->poll_ms = MANAGER_DEFAULT_POLL_MS;
 	c->follow_ms = MANAGER_DEFAULT_FOLLOW_MS;
+	c->follow_idle_ms = MANAGER_DEFAULT_FOLLOW_IDLE_MS;
 	c->grace_ms = MANAGER_DEFAULT_GRACE_MS;
 	c->polkit = true;
 	c->udev = true;
@@ -193,6 +195,8 @@ static int manager_key(struct manager_config *c, const char *key, const char *va
 		return parse_ms(val, 1, 3600 * 1000, &c->poll_ms);
 	if (!strcmp(key, "follow-interval"))
 		return parse_ms(val, 0, 1000, &c->follow_ms);
+	if (!strcmp(key, "follow-idle-interval"))
+		return parse_ms(val, 1, 1000, &c->follow_idle_ms);
 	if (!strcmp(key, "torn-tail-grace"))
 		return parse_ms(val, 0, 3600 * 1000, &c->grace_ms);
 	if (!strcmp(key, "polkit"))

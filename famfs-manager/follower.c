@@ -80,7 +80,8 @@ bool follower_tick(struct manager *m)
 }
 
 /*
- * Between two polls, every follow-interval: one cache line of each log
+ * Between two polls, every follow-interval (follow-idle-interval when the
+ * logs have been quiet: peek-schedule.h): one cache line of each log
  * header, and a full tick only when one moved.  This is what makes a file
  * another host creates appear within milliseconds at almost no idle cost;
  * the poll remains for what a peek does not see (a device gone, a media
@@ -97,10 +98,11 @@ static bool some_log_moved(const struct manager *m)
 static int on_peek(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
+	bool moved = some_log_moved(m);
 
-	if (some_log_moved(m) && follower_tick(m))
+	if (moved && follower_tick(m))
 		manager_changed(m, true);
-	(void)sd_event_source_set_time(s, usec + m->cfg.follow_ms * 1000);
+	(void)sd_event_source_set_time(s, usec + peek_schedule_next(&m->peeks, usec, moved));
 	return 0;
 }
 
@@ -108,23 +110,35 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
-	if (follower_tick(m))
+	if (follower_tick(m)) {
 		manager_changed(m, true);
+		/* Whatever the poll found moving may go on moving: peek fast again. */
+		if (m->peek_timer) {
+			(void)peek_schedule_next(&m->peeks, usec, true);
+			(void)sd_event_source_set_time(m->peek_timer, usec + m->peeks.interval_usec);
+		}
+	}
 	(void)sd_event_source_set_time(s, usec + m->cfg.poll_ms * 1000);
 	return 0;
 }
 
 int follower_start(struct manager *m)
 {
+	bool peeks = m->cfg.follow_ms > 0 && m->cfg.follow_ms < m->cfg.poll_ms;
+	uint64_t poll_accuracy = 1000;
 	int r;
 
-	r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, m->cfg.poll_ms * 1000, 1000,
+	/* With peeks the poll may be an idle peek interval late: it then runs on a peek's wake-up. */
+	if (peeks && m->cfg.follow_idle_ms < m->cfg.poll_ms)
+		poll_accuracy = m->cfg.follow_idle_ms * 1000;
+	r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, m->cfg.poll_ms * 1000, poll_accuracy,
 				       on_timer, m);
 	if (r < 0)
 		return r;
 	r = sd_event_source_set_enabled(m->timer, SD_EVENT_ON);
-	if (r < 0 || m->cfg.follow_ms == 0 || m->cfg.follow_ms >= m->cfg.poll_ms)
+	if (r < 0 || !peeks)
 		return r;
+	peek_schedule_init(&m->peeks, m->cfg.follow_ms * 1000, m->cfg.follow_idle_ms * 1000, now_monotonic_usec());
 	/* An accuracy of 100 us: sd-event's default (250 ms) would batch the peeks away. */
 	r = sd_event_add_time_relative(m->event, &m->peek_timer, CLOCK_MONOTONIC, m->cfg.follow_ms * 1000, 100,
 				       on_peek, m);

@@ -18,6 +18,7 @@
 #define MANAGER_DEFAULT_MOUNT_ROOT    "/run/famfs"
 #define MANAGER_DEFAULT_POLL_MS       100
 #define MANAGER_DEFAULT_FOLLOW_MS     2
+#define MANAGER_DEFAULT_FOLLOW_IDLE_MS 20
 #define MANAGER_DEFAULT_GRACE_MS      2000
 #define MANAGER_MAX_DEVICES           64
 #define MANAGER_MAX_RULES             64
@@ -36,6 +37,7 @@ struct manager_config {
 	char *mount_root;
 	uint64_t poll_ms;
 	uint64_t follow_ms;        /* log header peek period; 0: only the poll */
+	uint64_t follow_idle_ms;   /* the same once the logs have been quiet a while */
 	uint64_t grace_ms;
 	char *system_uuid_file;
 	bool polkit;

@@ -18,6 +18,7 @@
 #include "fsys.h"
 #include "job.h"
 #include "manager-config.h"
+#include "peek-schedule.h"
 
 struct udev_watch;
 
@@ -59,6 +60,7 @@ struct manager {
 	struct udev_watch *udev_watch;
 	sd_event_source *timer;
 	sd_event_source *peek_timer;    /* follow-interval: log header peeks */
+	struct peek_schedule peeks;
 	/*
 	 * famfs.ko's page fault counters (PTE, PMD, PUD): module-wide, the
 	 * module does not attribute faults to a mount.  Read at most once a

@@ -13,6 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-fixture.h"
+#include "peek-schedule.h"
 
 static int on_files_added(sd_bus_message *msg, void *userdata, sd_bus_error *e)
 {
@@ -132,7 +133,8 @@ static void test_master_client(void)
 
 /*
  * With an hour between polls, only the log header peeks (follow-interval)
- * can show the client a new file; with them off it sees nothing.
+ * can show the client a new file, also after a quiet spell has slowed them
+ * down; with them off it sees nothing.
  */
 static void test_peeks_follow(void)
 {
@@ -163,6 +165,13 @@ static void test_peeks_follow(void)
 	while (get_prop_t(c, obj, "Files") < 1 && now_us() - t0 < 10000000)
 		g_usleep(2000);
 	g_assert_cmpuint(get_prop_t(c, obj, "Files"), ==, 1);
+	/* quiet past the active window: the peeks slow down (peek-schedule.h) but go on */
+	g_usleep(PEEK_ACTIVE_USEC + 1500000);
+	g_assert_cmpint(create_file(m, "/run/famfs-test/peeks/p-quiet", 4096, 0644, &e), >=, 0);
+	t0 = now_us();
+	while (get_prop_t(c, obj, "Files") < 2 && now_us() - t0 < 10000000)
+		g_usleep(2000);
+	g_assert_cmpuint(get_prop_t(c, obj, "Files"), ==, 2);
 	sd_bus_flush_close_unref(c);
 	stop_pid(pc, SIGTERM);
 
@@ -170,10 +179,10 @@ static void test_peeks_follow(void)
 	pc = daemon_start(&b2, ub, devs, hourly_no_peeks);
 	c = bus_connect(b2.addr);
 	obj_off = fs_object(c, "/run/famfs-test/peeks");
-	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 1);
+	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 2);
 	g_assert_cmpint(create_file(m, "/run/famfs-test/peeks/p1", 4096, 0644, &e), >=, 0);
 	g_usleep(1000000);
-	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 1);
+	g_assert_cmpuint(get_prop_t(c, obj_off, "Files"), ==, 2);
 
 	sd_bus_flush_close_unref(m);
 	sd_bus_flush_close_unref(c);
