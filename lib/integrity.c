@@ -100,7 +100,7 @@ int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, uin
 
 void famfs_integrity_wait(struct famfs_integrity_pass *p, uint64_t upto)
 {
-	uint64_t chunks = (upto + CHUNK_ENTRIES - 1) / CHUNK_ENTRIES;
+	uint64_t chunks = ((upto < p->n ? upto : p->n) + CHUNK_ENTRIES - 1) / CHUNK_ENTRIES;
 
 	while (p->done_prefix < chunks) {
 		if (atomic_load_explicit(&p->chunk_done[p->done_prefix], memory_order_acquire)) {

@@ -23,7 +23,7 @@ struct famfs_integrity_pass;
 int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, uint8_t *codes,
 			  struct famfs_integrity_pass **ret);
 
-/* Returns once codes[0 .. @upto) are known (@upto at most @n). */
+/* Returns once codes[0 .. @upto) are known (all of them for @upto >= @n). */
 void famfs_integrity_wait(struct famfs_integrity_pass *p, uint64_t upto);
 
 /* Waits for every code, stops the threads and frees the pass; NULL does nothing. */

@@ -226,6 +226,13 @@ uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len
 	return lookup_hashed(ns, path, len, hash_path(path, len));
 }
 
+void famfs_ns_prefetch(const struct famfs_ns *ns, const char *path, size_t max)
+{
+	uint32_t hash = hash_path(path, strnlen(path, max));
+
+	__builtin_prefetch(&ns->table[hash & (ns->table_size - 1)]);
+}
+
 const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id)
 {
 	return id < ns->nnodes ? &ns->nodes[id] : NULL;

@@ -53,6 +53,13 @@ int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n);
 /* Node id of @path (length @len, no trailing slash; "" is the root), or FAMFS_NS_NONE. */
 uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len);
 
+/*
+ * Starts loading the table slot of @path (NUL-terminated, at most @max
+ * bytes read) into the cache: a walk that adds many paths calls it a few
+ * entries ahead, so that the add finds the slot there.  Only a hint.
+ */
+void famfs_ns_prefetch(const struct famfs_ns *ns, const char *path, size_t max);
+
 const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id);
 
 /*
