@@ -45,11 +45,7 @@ else
 	# into /var/cache/famfs-debian-kernel; without it they skip, saying so.
 	scripts/fetch-debian-kernel.sh 6.12 >/dev/null ||
 		echo "run-tests: Debian's 6.12 kernel could not be fetched; the *-6.12 tests skip" >&2
-	# vm-systemd is not in the default run yet: under systemd the kernel
-	# backend still fails with ENOSYS and falls back to the view backend
-	# (10 of its 39 checks fail); FAMFS_VM_SYSTEMD=1 runs it.
-	suites="--no-suite vm-systemd"
-	[ "${FAMFS_VM_SYSTEMD:-0}" = 1 ] && suites=""
+	suites=""
 	run_suites build-tests
 	# The VM benchmarks check what they build as they go (every file there,
 	# famfsctl check and fsck clean); their figures go to the output.

@@ -64,7 +64,18 @@ for p in famfs-tools famfs-manager famfs-dkms; do
 	ls "$debs"/${p}_*.deb >/dev/null 2>&1 || bail "no $p package in $debs"
 	cp "$debs"/${p}_*.deb "$payload/debs/"
 done
-cp "$guest_test" "$payload/run.sh"
+cp "$guest_test" "$payload/guest-test.sh"
+# The unit's SuccessAction=poweroff-force never powered the guest off (the
+# runs sat idle until the timeout, "reboot: Power down" never printed), so
+# the payload powers off itself, saying first what systemd still had queued.
+cat >"$payload/run.sh" <<'RUN'
+#!/bin/sh
+sh /mnt/payload/guest-test.sh
+echo "# guest-test.sh exit $?; systemd jobs left: $(systemctl list-jobs --no-legend 2>&1 | wc -l)"
+systemctl list-jobs --no-legend --no-pager 2>&1 | head -10 | sed 's/^/#   /'
+sync
+echo o >/proc/sysrq-trigger
+RUN
 for e in "${extras[@]}"; do cp "$e" "$payload/bin/" || bail "cannot copy $e"; done
 rm -f "$workdir/payload.img" "$workdir/overlay.qcow2"
 mkfs.ext4 -q -F -L payload -d "$payload" "$workdir/payload.img" 64M >&2 ||
