@@ -271,15 +271,47 @@ static int ping(sd_bus *bus)
 	return r;
 }
 
+static uint64_t cpu_ns(pid_t pid);
+
+/* CPU time per call, in microseconds, of the three processes a call goes through */
+struct call_cost {
+	double client_us, broker_us, daemon_us;
+};
+
+struct cost_meter {
+	pid_t daemon, broker;
+	uint64_t client0, broker0, daemon0;
+};
+
+static void cost_start(struct cost_meter *cm)
+{
+	cm->client0 = cpu_ns(getpid());
+	cm->broker0 = cpu_ns(cm->broker);
+	cm->daemon0 = cpu_ns(cm->daemon);
+}
+
+static struct call_cost cost_per_call(const struct cost_meter *cm, int calls)
+{
+	return (struct call_cost){
+		.client_us = (cpu_ns(getpid()) - cm->client0) / 1e3 / calls,
+		.broker_us = (cpu_ns(cm->broker) - cm->broker0) / 1e3 / calls,
+		.daemon_us = (cpu_ns(cm->daemon) - cm->daemon0) / 1e3 / calls,
+	};
+}
+
 /*
  * 2000 single CreateFile calls, then 2000 Pings on the same connection
- * right after (the baseline of this run); calls per second of each.
+ * right after (the baseline of this run); calls per second of each, and
+ * what each call cost every process in CPU time.
  */
-static double create_rate(sd_bus *bus, int run, const char *tag, double *ret_ping_rate)
+static double create_rate(sd_bus *bus, struct cost_meter *cm, int run, const char *tag, double *ret_ping_rate,
+			  struct call_cost *ret_create_cost, struct call_cost *ret_ping_cost)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 	int n = 2000;
 
+	cost_start(cm);
+	t0 = now_ns();
 	for (int i = 0; i < n; i++) {
 		char p[96];
 
@@ -289,6 +321,8 @@ static double create_rate(sd_bus *bus, int run, const char *tag, double *ret_pin
 	}
 	double rate = n / ((now_ns() - t0) / 1e9);
 
+	*ret_create_cost = cost_per_call(cm, n);
+	cost_start(cm);
 	t0 = now_ns();
 	for (int i = 0; i < n; i++)
 		if (ping(bus) < 0) {
@@ -296,7 +330,23 @@ static double create_rate(sd_bus *bus, int run, const char *tag, double *ret_pin
 			exit(1);
 		}
 	*ret_ping_rate = n / ((now_ns() - t0) / 1e9);
+	*ret_ping_cost = cost_per_call(cm, n);
 	return rate;
+}
+
+static int cmp_cost_total(const void *a, const void *b)
+{
+	const struct call_cost *x = a, *y = b;
+	double tx = x->client_us + x->broker_us + x->daemon_us, ty = y->client_us + y->broker_us + y->daemon_us;
+
+	return tx < ty ? -1 : tx > ty;
+}
+
+/* The run whose total is the median, so that its three parts add up */
+static struct call_cost median_cost(struct call_cost *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_cost_total);
+	return v[n / 2];
 }
 
 /* This process, the daemon and its dbus-daemon on CPU 0 (all threads), or back on every CPU */
@@ -511,11 +561,13 @@ static void bench_bus(void)
 
 	if (!only || !strcmp(only, "create")) {
 		double pinned[5], pings[5], pinned_pings[5];
+		struct call_cost create_cost[5], ping_cost[5], unpinned_cost;
+		struct cost_meter cm = { .daemon = pm, .broker = b1.pid };
 
 		for (int run = 0; run < 5; run++) {
-			rates[run] = create_rate(m, run, "u", &pings[run]);
+			rates[run] = create_rate(m, &cm, run, "u", &pings[run], &unpinned_cost, &unpinned_cost);
 			pin_to_cpu0(true, pm, b1.pid);
-			pinned[run] = create_rate(m, run, "p", &pinned_pings[run]);
+			pinned[run] = create_rate(m, &cm, run, "p", &pinned_pings[run], &create_cost[run], &ping_cost[run]);
 			pin_to_cpu0(false, pm, b1.pid);
 		}
 		printf("single CreateFile over the bus: median %.0f calls/s unpinned (5 runs of 2000; target >= 5000); "
@@ -524,6 +576,14 @@ static void bench_bus(void)
 		       "Peer.Ping %.0f/s on the same connection: ratio %.2f (target >= 0.7)\n",
 		       percentile(pinned, 5, 0.5), percentile(pinned_pings, 5, 0.5),
 		       percentile(pinned, 5, 0.5) / percentile(pinned_pings, 5, 0.5));
+		{
+			struct call_cost create = median_cost(create_cost, 5), empty = median_cost(ping_cost, 5);
+
+			printf("CPU per call pinned (schedstat, median run): CreateFile client %.1f us, dbus-daemon %.1f us, "
+			       "daemon %.1f us; Peer.Ping client %.1f us, dbus-daemon %.1f us, daemon %.1f us\n",
+			       create.client_us, create.broker_us, create.daemon_us, empty.client_us, empty.broker_us,
+			       empty.daemon_us);
+		}
 	}
 	if (!only || !strcmp(only, "batch")) {
 		for (int run = 0; run < 5; run++) {

@@ -181,7 +181,12 @@ static int create_file(sd_bus_message *msg, struct bus_server *s, bool owner_ok,
 			return sd_bus_error_setf(e, FAMFS_ERROR_INVALID_ARGUMENT, "%s", err.msg);
 		spec.interleave = &ip;
 	}
-	fsys_follow(f);
+	/*
+	 * No fsys_follow() first: famfs_fs_create_files catches up with other
+	 * writers under the log lock and announces what it replays through the
+	 * observer, and the poll keeps the device and health checks; a second
+	 * replay per call cost three system calls.
+	 */
 	r = famfs_fs_create_files(f->bt.fs, &spec, 1, &map, &node, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);
@@ -322,7 +327,7 @@ static int create_files(sd_bus_message *msg, struct bus_server *s, bool owner_ok
 		specs[k] = (struct famfs_file_spec){ .relpath = items[k].rel, .size = items[k].size,
 						     .mode = items[k].mode, .uid = o.uid, .gid = o.gid,
 						     .display_path = items[k].path };
-	fsys_follow(f);
+	/* Caught up under the log lock by famfs_fs_create_files, as in create_file. */
 	r = famfs_fs_create_files(f->bt.fs, specs, n, NULL, nodes, &err);
 	if (r < 0)
 		return bus_error_from_errno(e, r, err.msg);

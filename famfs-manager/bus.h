@@ -21,7 +21,8 @@ struct job;
 struct bus_server {
 	struct manager *m;
 	sd_bus *bus;
-	sd_event_source *flush;         /* announces changes 1 ms after the first, once idle */
+	sd_event_source *flush;         /* announces changes 1 ms after the first, at most every 10 ms */
+	uint64_t last_flush_usec;       /* CLOCK_MONOTONIC of the last flush, 0 before the first */
 	bool trim_after_flush;          /* a large batch freed its buffers: give the heap back */
 	struct sender_cache_entry senders[SENDER_CACHE_SIZE];
 	unsigned sender_next;

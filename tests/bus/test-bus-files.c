@@ -2,7 +2,8 @@
 /*
  * Creating and reading files over the bus: round trips through the bus and
  * famfsctl, and the named errors that leave the log untouched (bad paths and
- * arguments, sizes that overflow, a batch with a bad element, a full log).
+ * arguments, sizes that overflow, a batch with a bad element, a full log),
+ * and the signals a burst of calls shares.
  */
 #include <fcntl.h>
 #include <glib.h>
@@ -526,6 +527,114 @@ static void test_log_full(struct fixture *f, gconstpointer data)
 	g_assert_nonnull(strstr(reasons, "log 100% full"));
 }
 
+/* What a watcher of one file system's signals saw. */
+struct watch {
+	GHashTable *added;          /* path -> how many FilesAdded named it */
+	unsigned files_added_signals;
+	uint64_t files, allocated;  /* the last values PropertiesChanged carried */
+	bool files_seen, allocated_seen;
+};
+
+static int watch_files_added(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct watch *w = userdata;
+	const char *p;
+
+	w->files_added_signals++;
+	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "s"), >, 0);
+	while (sd_bus_message_read(msg, "s", &p) > 0)
+		g_hash_table_insert(w->added, g_strdup(p),
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(w->added, p)) + 1));
+	return 0;
+}
+
+static int watch_props_changed(sd_bus_message *msg, void *userdata, sd_bus_error *e)
+{
+	struct watch *w = userdata;
+	const char *iface, *name;
+
+	g_assert_cmpint(sd_bus_message_read(msg, "s", &iface), >, 0);
+	if (strcmp(iface, FAMFS_FS_IFACE) != 0)
+		return 0;
+	g_assert_cmpint(sd_bus_message_enter_container(msg, 'a', "{sv}"), >, 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		g_assert_cmpint(sd_bus_message_read(msg, "s", &name), >, 0);
+		if (strcmp(name, "Files") == 0 || strcmp(name, "Allocated") == 0) {
+			bool files = strcmp(name, "Files") == 0;
+
+			g_assert_cmpint(sd_bus_message_read(msg, "v", "t", files ? &w->files : &w->allocated), >, 0);
+			*(files ? &w->files_seen : &w->allocated_seen) = true;
+		} else {
+			g_assert_cmpint(sd_bus_message_skip(msg, "v"), >=, 0);
+		}
+		g_assert_cmpint(sd_bus_message_exit_container(msg), >, 0);
+	}
+	return 0;
+}
+
+/* Runs @bus's queue until @path has been announced, for at most 5 s. */
+static void watch_until_added(sd_bus *bus, struct watch *w, const char *path)
+{
+	uint64_t t0 = now_us();
+
+	while (!g_hash_table_contains(w->added, path) && now_us() - t0 < 5000000) {
+		if (sd_bus_process(bus, NULL) == 0)
+			(void)sd_bus_wait(bus, 10000);
+	}
+	/* and what came with it, so that the last PropertiesChanged is in too */
+	while (sd_bus_process(bus, NULL) > 0)
+		;
+}
+
+/*
+ * CreateFile calls back to back share their signals: every path is still
+ * announced, exactly once, and the last PropertiesChanged carries the
+ * values a Get returns after the burst; a call after a quiet moment is
+ * announced on its own.
+ */
+static void test_burst_announced(struct fixture *f, gconstpointer data)
+{
+	g_autofree char *obj = fs_object(f->conn, MP);
+	g_autoptr(GHashTable) added = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct watch w = { .added = added };
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus *watcher = bus_connect(f->bus.addr);
+	uint64_t files_before = get_prop_t(f->conn, obj, "Files");
+	const int burst = 300;
+	char last[64];
+
+	g_assert_cmpint(sd_bus_match_signal(watcher, NULL, FAMFS_BUS_NAME, obj, FAMFS_FS_IFACE, "FilesAdded",
+					    watch_files_added, &w), >=, 0);
+	g_assert_cmpint(sd_bus_match_signal(watcher, NULL, FAMFS_BUS_NAME, obj, "org.freedesktop.DBus.Properties",
+					    "PropertiesChanged", watch_props_changed, &w), >=, 0);
+	for (int i = 0; i < burst; i++) {
+		snprintf(last, sizeof(last), MP "/burst-%03d", i);
+		g_assert_cmpint(create_file(f->conn, last, 4096, 0644, &e), >=, 0);
+	}
+	watch_until_added(watcher, &w, last);
+	g_test_message("%d CreateFile calls announced in %u FilesAdded signals", burst, w.files_added_signals);
+	g_assert_cmpuint(g_hash_table_size(added), ==, burst);
+	for (int i = 0; i < burst; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), MP "/burst-%03d", i);
+		g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(added, p)), ==, 1);
+	}
+	g_assert_true(w.files_seen && w.allocated_seen);
+	g_assert_cmpuint(w.files, ==, files_before + burst);
+	g_assert_cmpuint(w.files, ==, get_prop_t(f->conn, obj, "Files"));
+	g_assert_cmpuint(w.allocated, ==, get_prop_t(f->conn, obj, "Allocated"));
+
+	/* quiet for longer than the flush interval, then one more call */
+	g_usleep(50000);
+	g_assert_cmpint(create_file(f->conn, MP "/after-burst", 4096, 0644, &e), >=, 0);
+	watch_until_added(watcher, &w, MP "/after-burst");
+	g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(added, MP "/after-burst")), ==, 1);
+	g_assert_cmpuint(g_hash_table_size(added), ==, burst + 1);
+	g_assert_cmpuint(w.files, ==, files_before + burst + 1);
+	sd_bus_flush_close_unref(watcher);
+}
+
 static void add_tests(void)
 {
 	g_test_add("/bus/roundtrip", struct fixture, NULL, fixture_setup, test_roundtrip, fixture_teardown);
@@ -534,6 +643,8 @@ static void add_tests(void)
 	g_test_add("/bus/huge-size-refused", struct fixture, NULL, fixture_setup, test_huge_size_refused,
 		   fixture_teardown);
 	g_test_add("/bus/batch-bad-first", struct fixture, NULL, fixture_setup, test_batch_bad_first,
+		   fixture_teardown);
+	g_test_add("/bus/burst-announced", struct fixture, NULL, fixture_setup, test_burst_announced,
 		   fixture_teardown);
 }
 
