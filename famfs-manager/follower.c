@@ -113,10 +113,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	if (follower_tick(m)) {
 		manager_changed(m, true);
 		/* Whatever the poll found moving may go on moving: peek fast again. */
-		if (m->peek_timer) {
-			(void)peek_schedule_next(&m->peeks, usec, true);
-			(void)sd_event_source_set_time(m->peek_timer, usec + m->peeks.interval_usec);
-		}
+		if (m->peek_timer)
+			(void)sd_event_source_set_time(m->peek_timer, usec + peek_schedule_next(&m->peeks, usec, true));
 	}
 	(void)sd_event_source_set_time(s, usec + m->cfg.poll_ms * 1000);
 	return 0;

@@ -272,15 +272,8 @@ static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t i
 	/* Spans come from extents inside the device; the end is still never allowed to wrap. */
 	if (__builtin_mul_overflow(units, AU, &end) || __builtin_add_overflow(offset, end, &end))
 		end = UINT64_MAX / AU * AU;
-	if (c->nspans == c->spans_cap) {
-		size_t cap = c->spans_cap ? c->spans_cap * 2 : 1024;
-		struct span *ns = famfs_realloc_huge(c->spans, c->spans_cap * sizeof(*ns), cap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		c->spans = ns;
-		c->spans_cap = cap;
-	}
+	if (c->nspans == c->spans_cap && reserve_spans(c, c->spans_cap ? c->spans_cap * 2 : 1024) < 0)
+		return -ENOMEM;
 	c->spans[c->nspans++] = (struct span){
 		.start = offset,
 		.end = end,
@@ -527,10 +520,10 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 	}
 	famfs_integrity_finish(c.pass);
 	c.pass = NULL;
-	if (!c.oom)
+	if (!c.oom) {
 		check_log_tail(&c, end);
-	if (!c.oom)
 		check_crosslinks(&c, !(flags & FAMFS_CHECK_NO_CROSSLINKS));
+	}
 	if (c.r->summary.log_used == c.r->summary.log_total)
 		add_finding(&c, FAMFS_SEV_INFO, FAMFS_F_LOG_FULL, -1,
 			    "the log is full (%" PRIu64 " of %" PRIu64 " entries): no more files can be created",

@@ -69,6 +69,16 @@ static char *arena_copy(struct famfs_ns *ns, const char *s, size_t len)
 	return p;
 }
 
+/* Puts @s in the first free slot from its hash on (the table is never full). */
+static void table_insert(struct slot *table, uint32_t size, struct slot s)
+{
+	uint32_t k = s.hash & (size - 1);
+
+	while (table[k].id != FAMFS_NS_NONE)
+		k = (k + 1) & (size - 1);
+	table[k] = s;
+}
+
 static int table_resize(struct famfs_ns *ns, uint32_t size)
 {
 	struct slot *table = malloc(sizeof(*table) * size);
@@ -78,16 +88,9 @@ static int table_resize(struct famfs_ns *ns, uint32_t size)
 	famfs_advise_hugepages(table, sizeof(*table) * size);
 	for (uint32_t k = 0; k < size; k++)
 		table[k].id = FAMFS_NS_NONE;
-	for (uint32_t k = 0; k < ns->table_size; k++) {
-		struct slot old = ns->table[k];
-		uint32_t slot;
-
-		if (old.id == FAMFS_NS_NONE)
-			continue;
-		for (slot = old.hash & (size - 1); table[slot].id != FAMFS_NS_NONE; slot = (slot + 1) & (size - 1))
-			;
-		table[slot] = old;
-	}
+	for (uint32_t k = 0; k < ns->table_size; k++)
+		if (ns->table[k].id != FAMFS_NS_NONE)
+			table_insert(table, size, ns->table[k]);
 	free(ns->table);
 	ns->table = table;
 	ns->table_size = size;
@@ -134,7 +137,7 @@ static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t 
 		    uint32_t *ret_id)
 {
 	struct famfs_ns_node *n;
-	uint32_t id, slot;
+	uint32_t id;
 	int r;
 
 	if (ns->nnodes == UINT32_MAX - 1)
@@ -157,10 +160,7 @@ static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t 
 		return -ENOMEM;
 	n->path_len = len;
 	n->parent = n->first_child = n->last_child = n->next_sibling = FAMFS_NS_NONE;
-	slot = hash & (ns->table_size - 1);
-	while (ns->table[slot].id != FAMFS_NS_NONE)
-		slot = (slot + 1) & (ns->table_size - 1);
-	ns->table[slot] = (struct slot){ .hash = hash, .id = id };
+	table_insert(ns->table, ns->table_size, (struct slot){ .hash = hash, .id = id });
 	ns->nnodes++;
 	*ret_id = id;
 	return 0;
