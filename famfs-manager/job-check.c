@@ -65,7 +65,7 @@ static void check_work(struct job *j)
 	if (d->copy) {
 		r = famfs_check_view(d->copy, d->copy_len, d->medium_size, 0, &j->outcome.report);
 	} else {
-		r = famfs_check_medium(d->dev->base, d->dev->size, 0, &j->outcome.report);
+		r = famfs_check_device(d->dev, 0, &j->outcome.report);
 		if (medium_guard_lost(d->dev->base))
 			r = famfs_err_set(&j->err, -ENXIO, "%s went away while it was checked", j->device);
 	}

@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	}
 	if (o.skip_mounted && famfs_device_is_mounted(dev))
 		return FSCK_OK;
-	ret = famfs_check_medium(dev->base, dev->size, o.no_crosslinks ? FAMFS_CHECK_NO_CROSSLINKS : 0, &r);
+	ret = famfs_check_device(dev, o.no_crosslinks ? FAMFS_CHECK_NO_CROSSLINKS : 0, &r);
 	if (ret < 0) {
 		tool_error_errno(ret, "cannot check %s: %m", o.device);
 		return FSCK_OPERATIONAL;

@@ -18,6 +18,8 @@
 #define WAIT_EVERY 1024
 /* How far ahead of the walk an entry's namespace slot is fetched: about the misses in flight */
 #define PREFETCH_AHEAD 16
+/* Smaller logs are checked before a thread would have started */
+#define PREFAULT_MIN 16384
 
 /* One extent of one file, in allocation units, for the cross-link sweep. */
 struct span {
@@ -28,6 +30,7 @@ struct span {
 
 struct checker {
 	const uint8_t *base;
+	int fd;                 /* >= 0: the log is read from here (see integrity.h) */
 	uint64_t readable;      /* bytes mapped at base */
 	uint64_t medium_size;
 	struct famfs_check_report *r;
@@ -38,6 +41,7 @@ struct checker {
 	size_t nspans, spans_cap;
 	uint8_t *integrity;     /* per written entry: FAMFS_OK or why it failed */
 	struct famfs_integrity_pass *pass;      /* computing integrity[] meanwhile */
+	struct famfs_prefault *prefault;        /* faulting in spans[] and the namespace meanwhile */
 	size_t tail_finding_at; /* where the torn-tail finding goes, once the pass is done */
 	bool oom;
 };
@@ -148,7 +152,8 @@ static int start_integrity(struct checker *c, uint64_t end)
 	if (!c->integrity)
 		return -ENOMEM;
 	famfs_advise_hugepages(c->integrity, end);
-	return famfs_integrity_start(c->entries, end, c->integrity, &c->pass);
+	return famfs_integrity_start(c->entries, end, c->fd,
+				     FAMFS_LOG_OFFSET + sizeof(struct famfs_log_header), c->integrity, &c->pass);
 }
 
 /*
@@ -257,6 +262,9 @@ static int reserve_spans(struct checker *c, size_t n)
 
 	if (n <= c->spans_cap)
 		return 0;
+	/* The prefault thread is done with an array that moves. */
+	famfs_prefault_finish(c->prefault);
+	c->prefault = NULL;
 	spans = famfs_realloc_huge(c->spans, c->spans_cap * sizeof(*spans), n * sizeof(*spans));
 	if (!spans)
 		return -ENOMEM;
@@ -334,7 +342,7 @@ static void report_ns_error(struct checker *c, int r, uint64_t i, const char *pa
 /* An intact entry's path, read a little ahead: the namespace add is a cache miss in a large table. */
 static void prefetch_entry(struct checker *c, uint64_t i)
 {
-	const struct famfs_log_entry *e = &c->entries[i];
+	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
 
 	if (c->integrity[i] != FAMFS_OK)
 		return;
@@ -346,7 +354,7 @@ static void prefetch_entry(struct checker *c, uint64_t i)
 
 static void check_entry(struct checker *c, uint64_t i)
 {
-	const struct famfs_log_entry *e = &c->entries[i];
+	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
 	struct famfs_check_summary *s = &c->r->summary;
 	enum famfs_finding_code code;
 	struct famfs_err err = {0};
@@ -408,6 +416,23 @@ static void check_entry(struct checker *c, uint64_t i)
 	} else {
 		s->directories++;
 	}
+}
+
+/*
+ * The fresh memory the walk fills, faulted in by another thread ahead of
+ * it: clearing it was a fifth of a check of a full log.  Only when the
+ * namespace will not grow past its reserve (which would move it).
+ */
+static void start_prefault(struct checker *c, uint64_t end)
+{
+	struct famfs_range ranges[3];
+	size_t n;
+
+	if (end < PREFAULT_MIN || end > FAMFS_NS_RESERVE_MAX)
+		return;
+	n = famfs_ns_working_memory(c->ns, ranges);
+	ranges[n++] = (struct famfs_range){ c->spans, c->spans_cap * sizeof(*c->spans) };
+	c->prefault = famfs_prefault_start(ranges, n);
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -478,17 +503,36 @@ static void check_crosslinks(struct checker *c, bool report_pairs)
 		(c->layout.dev_size / AU) * AU - s->allocated : 0;
 }
 
+static int check(const uint8_t *base, uint64_t readable, uint64_t medium_size, int fd, unsigned flags,
+		 struct famfs_check_report **ret);
+
 int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags,
 		       struct famfs_check_report **ret)
 {
-	return famfs_check_view(base, medium_size, medium_size, flags, ret);
+	return check(base, medium_size, medium_size, -1, flags, ret);
 }
 
 int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_size, unsigned flags,
 		     struct famfs_check_report **ret)
 {
+	return check(base, readable, medium_size, -1, flags, ret);
+}
+
+int famfs_check_device(const struct famfs_device *dev, unsigned flags, struct famfs_check_report **ret)
+{
+	/* Device DAX has no read(2); image files and pmem block devices do. */
+	int fd = dev->kind == FAMFS_DEVICE_DAX ? -1 : dev->fd;
+
+	if (!dev->base)
+		return -EINVAL;
+	return check(dev->base, dev->size, dev->size, fd, flags, ret);
+}
+
+static int check(const uint8_t *base, uint64_t readable, uint64_t medium_size, int fd, unsigned flags,
+		 struct famfs_check_report **ret)
+{
 	const struct famfs_superblock *sb = NULL;
-	struct checker c = { .base = base, .readable = readable, .medium_size = medium_size };
+	struct checker c = { .base = base, .fd = fd, .readable = readable, .medium_size = medium_size };
 	uint64_t end;
 	int r = 0;
 
@@ -510,16 +554,21 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 	/* Right-sized at once (each entry adds at most one node); growing is the fallback. */
 	(void)famfs_ns_reserve(c.ns, end);
 	(void)reserve_spans(&c, end);
+	start_prefault(&c, end);
 	for (uint64_t i = 0; i < end && !c.oom; i++) {
-		if (i % WAIT_EVERY == 0)
+		if (i % WAIT_EVERY == 0) {
+			famfs_integrity_release(c.pass, i);
 			famfs_integrity_wait(c.pass, end - i < WAIT_EVERY + PREFETCH_AHEAD ? end :
 						     i + WAIT_EVERY + PREFETCH_AHEAD);
+		}
 		if (i + PREFETCH_AHEAD < end)
 			prefetch_entry(&c, i + PREFETCH_AHEAD);
 		check_entry(&c, i);
 	}
 	famfs_integrity_finish(c.pass);
 	c.pass = NULL;
+	famfs_prefault_finish(c.prefault);
+	c.prefault = NULL;
 	if (!c.oom) {
 		check_log_tail(&c, end);
 		check_crosslinks(&c, !(flags & FAMFS_CHECK_NO_CROSSLINKS));
@@ -530,6 +579,7 @@ int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_siz
 			    c.r->summary.log_used, c.r->summary.log_total);
 done:
 	famfs_integrity_finish(c.pass);
+	famfs_prefault_finish(c.prefault);
 	famfs_ns_free(c.ns);
 	free(c.spans);
 	free(c.integrity);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cleanup.h"
+#include "device.h"
 #include "error.h"
 #include "findings.h"
 #include "omf.h"
@@ -99,6 +100,14 @@ int famfs_check_medium(const uint8_t *base, uint64_t medium_size, unsigned flags
  */
 int famfs_check_view(const uint8_t *base, uint64_t readable, uint64_t medium_size, unsigned flags,
 		     struct famfs_check_report **ret);
+
+/*
+ * The same for the whole of an open, mapped device.  A log that read(2)
+ * reaches (image files, pmem block devices) is read in chunks rather than
+ * through the mapping, which is faster on a first read; device DAX is read
+ * in place.  -EINVAL for a device opened without its mapping.
+ */
+int famfs_check_device(const struct famfs_device *dev, unsigned flags, struct famfs_check_report **ret);
 
 struct famfs_check_report *famfs_check_report_free(struct famfs_check_report *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct famfs_check_report *, famfs_check_report_free);

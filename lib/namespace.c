@@ -22,7 +22,7 @@ struct arena_block {
 
 struct slot {
 	uint32_t hash;
-	uint32_t id;           /* FAMFS_NS_NONE when empty */
+	uint32_t ref;          /* node id + 1; 0: empty, so a fresh table is zeroed memory */
 };
 
 struct famfs_ns {
@@ -74,22 +74,20 @@ static void table_insert(struct slot *table, uint32_t size, struct slot s)
 {
 	uint32_t k = s.hash & (size - 1);
 
-	while (table[k].id != FAMFS_NS_NONE)
+	while (table[k].ref)
 		k = (k + 1) & (size - 1);
 	table[k] = s;
 }
 
 static int table_resize(struct famfs_ns *ns, uint32_t size)
 {
-	struct slot *table = malloc(sizeof(*table) * size);
+	struct slot *table = calloc(size, sizeof(*table));
 
 	if (!table)
 		return -ENOMEM;
 	famfs_advise_hugepages(table, sizeof(*table) * size);
-	for (uint32_t k = 0; k < size; k++)
-		table[k].id = FAMFS_NS_NONE;
 	for (uint32_t k = 0; k < ns->table_size; k++)
-		if (ns->table[k].id != FAMFS_NS_NONE)
+		if (ns->table[k].ref)
 			table_insert(table, size, ns->table[k]);
 	free(ns->table);
 	ns->table = table;
@@ -160,7 +158,7 @@ static int add_node(struct famfs_ns *ns, const char *path, size_t len, uint32_t 
 		return -ENOMEM;
 	n->path_len = len;
 	n->parent = n->first_child = n->last_child = n->next_sibling = FAMFS_NS_NONE;
-	table_insert(ns->table, ns->table_size, (struct slot){ .hash = hash, .id = id });
+	table_insert(ns->table, ns->table_size, (struct slot){ .hash = hash, .ref = id + 1 });
 	ns->nnodes++;
 	*ret_id = id;
 	return 0;
@@ -210,12 +208,12 @@ static uint32_t lookup_hashed(const struct famfs_ns *ns, const char *path, size_
 		struct slot s = ns->table[slot];
 		const struct famfs_ns_node *n;
 
-		if (s.id == FAMFS_NS_NONE)
+		if (!s.ref)
 			return FAMFS_NS_NONE;
 		if (s.hash == hash) {
-			n = &ns->nodes[s.id];
+			n = &ns->nodes[s.ref - 1];
 			if (n->path_len == len && memcmp(n->path, path, len) == 0)
-				return s.id;
+				return s.ref - 1;
 		}
 		slot = (slot + 1) & (ns->table_size - 1);
 	}
@@ -231,6 +229,13 @@ void famfs_ns_prefetch(const struct famfs_ns *ns, const char *path, size_t max)
 	uint32_t hash = hash_path(path, strnlen(path, max));
 
 	__builtin_prefetch(&ns->table[hash & (ns->table_size - 1)]);
+}
+
+size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[2])
+{
+	ranges[0] = (struct famfs_range){ ns->table, sizeof(*ns->table) * ns->table_size };
+	ranges[1] = (struct famfs_range){ ns->nodes + ns->nnodes, sizeof(*ns->nodes) * (ns->cap - ns->nnodes) };
+	return 2;
 }
 
 const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id)

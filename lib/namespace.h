@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "hugepages.h"
 
 #define FAMFS_NS_NONE UINT32_MAX
 #define FAMFS_NS_ROOT 0u
@@ -49,6 +50,13 @@ struct famfs_ns *famfs_ns_free(struct famfs_ns *ns);
  */
 #define FAMFS_NS_RESERVE_MAX (1u << 20)
 int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n);
+
+/*
+ * The table and the node array's room not yet used, for famfs_prefault_start:
+ * they stay where they are as long as no more nodes are added than
+ * famfs_ns_reserve made room for.  Returns the number of ranges.
+ */
+size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[2]);
 
 /* Node id of @path (length @len, no trailing slash; "" is the root), or FAMFS_NS_NONE. */
 uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len);

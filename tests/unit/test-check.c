@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "integrity.h"
@@ -124,7 +125,7 @@ static void test_integrity_pass_matches_serial(void)
 		slots[damaged[k]].crc ^= 0x4;
 	slots[5000].seqnum = 1;
 	memset(codes, 0xee, n);
-	g_assert_cmpint(famfs_integrity_start(slots, n, codes, &pass), ==, 0);
+	g_assert_cmpint(famfs_integrity_start(slots, n, -1, 0, codes, &pass), ==, 0);
 	for (size_t k = 0; k < G_N_ELEMENTS(waits); k++) {
 		famfs_integrity_wait(pass, waits[k]);
 		for (uint64_t i = 0; i < waits[k]; i++)
@@ -139,6 +140,121 @@ static void test_integrity_pass_matches_serial(void)
 }
 
 /* Out-of-order and nested extents: every overlapping file is named with a partner. */
+/* A medium in a memfd: mapped like a device and readable with read(2). */
+static int medium_new_shared(struct medium *m, uint64_t size, uint64_t log_len)
+{
+	struct famfs_superblock sb;
+	int fd = memfd_create("famfs-medium", 0);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+	m->size = size;
+	m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(m->base != MAP_FAILED);
+	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
+		.dev_size = size, .log_len = log_len, .system_uuid = test_host_uuid, .dev_name = "mem" });
+	memcpy(m->base, &sb, sizeof(sb));
+	m->log = (void *)(m->base + FAMFS_LOG_OFFSET);
+	famfs_log_format(m->log, log_len);
+	return fd;
+}
+
+/*
+ * Read into the ring, every entry the caller is handed is the entry at that
+ * index, whatever the pace of the caller, for a walk that releases and
+ * waits as the checker does and for one that waits as far as it may.
+ */
+static void test_integrity_ring_hands_out_each_entry(void)
+{
+	uint64_t data = famfs_data_start(16 * MiB), n = 30001, reach = famfs_integrity_reach();
+	struct famfs_integrity_pass *pass;
+	struct famfs_log_entry *slots;
+	uint8_t *codes = g_malloc(n);
+	struct medium m;
+	int fd = medium_new_shared(&m, data + n * AU, 16 * MiB);
+
+	for (unsigned int i = 0; i < n; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(&m, name, data + (uint64_t)i * AU, AU);
+	}
+	slots = famfs_log_entries(m.log);
+	slots[4097].crc ^= 1;
+	for (unsigned int round = 0; round < 8; round++) {
+		uint64_t step = round % 2 ? 1024 : reach;
+
+		g_assert_cmpint(famfs_integrity_start(slots, n, fd, (const uint8_t *)slots - m.base, codes, &pass), ==, 0);
+		for (uint64_t i = 0; i < n; i++) {
+			if (i % step == 0) {
+				famfs_integrity_release(pass, i);
+				famfs_integrity_wait(pass, i + step);
+				if (round >= 4)
+					g_usleep(50);   /* a slow walker: the workers wait for their slots */
+			}
+			g_assert_true(memcmp(famfs_integrity_entry(pass, i), &slots[i], sizeof(slots[i])) == 0);
+			g_assert_cmpint(codes[i], ==, i == 4097 ? FAMFS_F_ENTRY_CRC : FAMFS_OK);
+		}
+		famfs_integrity_finish(pass);
+	}
+	g_free(codes);
+	munmap(m.base, m.size);
+	close(fd);
+}
+
+/*
+ * A check that reads the log (an image file, a pmem device) reports what a
+ * check of the mapping reports, finding for finding, on a log with damage,
+ * a duplicate, a cross-link and directories spread over many chunks.
+ */
+static void test_device_check_matches_mapping(void)
+{
+	uint64_t data = famfs_data_start(16 * MiB), n = 24000;
+	struct famfs_check_report *a, *b;
+	struct famfs_device dev = { .kind = FAMFS_DEVICE_IMAGE };
+	struct famfs_log_entry e, *slots;
+	struct medium m;
+	int fd = medium_new_shared(&m, data + n * AU, 16 * MiB);
+
+	for (unsigned int i = 0; i < n; i++) {
+		char name[40];
+
+		if (i % 1000 == 0) {
+			g_snprintf(name, sizeof(name), "d%u", i / 1000);
+			g_assert_cmpint(famfs_entry_make_mkdir(&e, name, 0755, 0, 0, NULL), ==, 0);
+			g_assert_cmpint(famfs_log_append(m.log, &e, 1, NULL), ==, 0);
+			continue;
+		}
+		/* files go into the directory of 7 thousand entries back, in another chunk */
+		g_snprintf(name, sizeof(name), "d%u/f%u", i >= 7000 ? i / 1000 - 7 : i / 1000, i);
+		if (i == 15000 + 17)
+			g_snprintf(name, sizeof(name), "d0/f1");                /* a duplicate */
+		add_file(&m, name, data + (uint64_t)(i == 22222 ? 333 : i) * AU, AU);   /* 22222 cross-links 333 */
+	}
+	slots = famfs_log_entries(m.log);
+	slots[9999].crc ^= 8;
+	dev.fd = fd;
+	dev.base = m.base;
+	dev.size = m.size;
+	g_assert_cmpint(famfs_check_medium(m.base, m.size, 0, &a), ==, 0);
+	g_assert_cmpint(famfs_check_device(&dev, 0, &b), ==, 0);
+	g_assert_cmpuint(a->summary.files, ==, n - n / 1000 - 2);
+	g_assert_cmpuint(a->per_code[FAMFS_F_PATH_DUPLICATE], ==, 1);
+	g_assert_cmpuint(a->per_code[FAMFS_F_CROSSLINK], ==, 1);
+	g_assert_cmpuint(a->per_code[FAMFS_F_ENTRY_CRC], ==, 1);
+	g_assert_true(memcmp(&a->summary, &b->summary, sizeof(a->summary)) == 0);
+	g_assert_cmpuint(a->nfindings, ==, b->nfindings);
+	for (size_t k = 0; k < a->nfindings; k++) {
+		g_assert_cmpint(a->findings[k].code, ==, b->findings[k].code);
+		g_assert_cmpint(a->findings[k].index, ==, b->findings[k].index);
+		g_assert_cmpstr(a->findings[k].message, ==, b->findings[k].message);
+	}
+	famfs_check_report_free(a);
+	famfs_check_report_free(b);
+	munmap(m.base, m.size);
+	close(fd);
+}
+
 static void test_crosslink_pairs(void)
 {
 	struct medium m;
@@ -297,6 +413,8 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/check/large-log-middle-and-tail", test_large_log_middle_and_tail);
 	g_test_add_func("/check/integrity-pass-matches-serial", test_integrity_pass_matches_serial);
+	g_test_add_func("/check/integrity-ring-hands-out-each-entry", test_integrity_ring_hands_out_each_entry);
+	g_test_add_func("/check/device-check-matches-mapping", test_device_check_matches_mapping);
 	g_test_add_func("/check/crosslink-pairs", test_crosslink_pairs);
 	g_test_add_func("/check/garbage-next-index", test_garbage_next_index);
 	g_test_add_func("/check/truncated-medium", test_truncated_medium);
