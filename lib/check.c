@@ -17,7 +17,9 @@
 /* Entries walked between two waits for their integrity codes */
 #define WAIT_EVERY 1024
 /* How far ahead of the walk an entry's namespace slot is fetched: about the misses in flight */
-#define PREFETCH_AHEAD 16
+#define PREFETCH_AHEAD 8
+/* How far ahead an entry's own lines are fetched (from the ring, filled on another CPU): before its slot */
+#define FETCH_AHEAD 24
 /* Smaller logs are checked before a thread would have started */
 #define PREFAULT_MIN 16384
 
@@ -352,6 +354,16 @@ static void prefetch_entry(struct checker *c, uint64_t i)
 		famfs_ns_prefetch(c->ns, e->mkdir.relpath, sizeof(e->mkdir.relpath));
 }
 
+/* The lines of an entry that the walk reads: its start (type, path) and its map. */
+static void fetch_entry_lines(struct checker *c, uint64_t i)
+{
+	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
+
+	__builtin_prefetch(e);
+	__builtin_prefetch(&e->file.ext_type);
+	__builtin_prefetch(&e->file.se[1]);
+}
+
 static void check_entry(struct checker *c, uint64_t i)
 {
 	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
@@ -558,9 +570,11 @@ static int check(const uint8_t *base, uint64_t readable, uint64_t medium_size, i
 	for (uint64_t i = 0; i < end && !c.oom; i++) {
 		if (i % WAIT_EVERY == 0) {
 			famfs_integrity_release(c.pass, i);
-			famfs_integrity_wait(c.pass, end - i < WAIT_EVERY + PREFETCH_AHEAD ? end :
-						     i + WAIT_EVERY + PREFETCH_AHEAD);
+			famfs_integrity_wait(c.pass, end - i < WAIT_EVERY + FETCH_AHEAD ? end :
+						     i + WAIT_EVERY + FETCH_AHEAD);
 		}
+		if (i + FETCH_AHEAD < end)
+			fetch_entry_lines(&c, i + FETCH_AHEAD);
 		if (i + PREFETCH_AHEAD < end)
 			prefetch_entry(&c, i + PREFETCH_AHEAD);
 		check_entry(&c, i);
