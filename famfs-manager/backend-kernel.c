@@ -62,6 +62,7 @@ static void release(struct backend_target *t, struct kstate *ks)
 	kernel_adopt_close(ks->adopt, unmounted);
 	free(ks);
 	t->data = NULL;
+	t->adopted = false;
 }
 
 static int prepare(struct backend_target *t, struct kstate *ks, struct famfs_err *err)
@@ -85,6 +86,10 @@ static int prepare(struct backend_target *t, struct kstate *ks, struct famfs_err
 	ks->adopt = kernel_adopt_open(ks->mount.root, t->fs, t->uuid);
 	if (ks->st.adopted && kernel_adopt_names_mount(ks->adopt))
 		ks->mount.mounted = true;
+	t->adopted = ks->st.adopted;
+	if (t->adopted)
+		manager_log("%s: famfs mount adopted %s in %" PRIu64 " ms; compared with the log once it is replayed",
+			    t->mountpoint, t->device, ks->st.mount_usec / 1000);
 	ks->maker = kernel_maker_new(t, ks->mount.root);
 	if (!ks->maker)
 		return famfs_err_set(err, -ENOMEM, "out of memory");
@@ -174,7 +179,8 @@ static int kernel_attach(struct backend_target *t, struct famfs_err *err)
 	manager_log("%s: famfs %s %s in %" PRIu64 " ms: %" PRIu64 " made, %" PRIu64 " already there, %" PRIu64
 		    " conflicts, %" PRIu64 " errors (instantiated in %" PRIu64 " us; %" PRIu32
 		    " trusted from the previous attach's record)",
-		    t->mountpoint, ks->st.adopted ? "mount adopted" : "mounted", t->device,
+		    t->mountpoint, ks->st.adopted ? "mount adopted" : "mounted",
+		    ks->st.adopted ? "and compared with the log" : t->device,
 		    (mono_usec() - ks->t_prepared + ks->st.mount_usec) / 1000, ks->st.created, ks->st.existed,
 		    ks->st.conflicts, ks->st.errors, ks->st.replay_usec, ks->trusted > 1 ? ks->trusted - 1 : 0);
 	if (overlapped)

@@ -29,6 +29,7 @@ struct backend_target {
 	char *device;
 	char *mountpoint;               /* where it is served; "" when not mounted */
 	char uuid[37];                  /* "" when the superblock is unreadable */
+	bool adopted;                   /* prepare took over a mount that already serves the files */
 };
 
 struct backend_ops {

@@ -302,7 +302,8 @@ bool fsys_follow(struct fsys *f)
 	uint64_t rejected_before;
 	int r;
 
-	if (!f->bt.fs)
+	/* Until an attach waiting for the event loop is finished, there is nothing to follow from. */
+	if (!f->bt.fs || f->rest)
 		return false;
 	f->polls++;
 	if (!device_present(f)) {
@@ -533,24 +534,38 @@ static void attach_failed(struct fsys *f, int r, const struct famfs_err *err)
 	f->corrupt[0] = '\0';
 }
 
-/* Plan, backend, replay and check of an opened file system. */
+/*
+ * What an attach still has to do once the backend is prepared: the replay,
+ * the backend's attach and the check's verdict.  Kept in the fsys while an
+ * adopted mount waits for fsys_finish_attach (see fsys_attach_args).
+ */
+struct attach_rest {
+	struct attach_plan plan;
+	struct attach_check chk;
+	int prepared;                   /* attach_backend_prepare's result */
+	struct famfs_err err;           /* and its error */
+};
+
+/* Plan and backend of an opened file system, and the check started; the rest now or later. */
 static int attach_opened(struct fsys *f, const struct fsys_attach_args *a)
 {
 	const struct famfs_device *dev = famfs_fs_device(f->bt.fs);
-	struct famfs_err err = {0};
-	struct attach_check chk;
-	struct attach_plan plan;
+	struct attach_rest *rest;
 	const uint8_t *view;
 	uint64_t readable;
 	int r;
 
+	rest = calloc(1, sizeof(*rest));
+	if (!rest)
+		return -ENOMEM;
 	/* Entries another local writer appends are announced even when a create finds them. */
 	famfs_fs_set_observer(f->bt.fs, on_apply, f);
 	set_uuid(f, famfs_fs_superblock(f->bt.fs)->uuid);
-	attach_policy_plan(a->policy, f->bt.uuid, dev->kind == FAMFS_DEVICE_IMAGE, a->override, &plan);
-	r = attach_plan_apply(&f->bt, &plan);
+	attach_policy_plan(a->policy, f->bt.uuid, dev->kind == FAMFS_DEVICE_IMAGE, a->override, &rest->plan);
+	r = attach_plan_apply(&f->bt, &rest->plan);
 	if (r < 0) {
-		attach_plan_done(&plan);
+		attach_plan_done(&rest->plan);
+		free(rest);
 		return r;
 	}
 	/*
@@ -561,24 +576,63 @@ static int attach_opened(struct fsys *f, const struct fsys_attach_args *a)
 	 * backend is prepared, so that it reads the medium where the backend
 	 * says it is coherent.
 	 */
-	r = attach_backend_prepare(&f->bt, &plan, &err);
+	rest->prepared = attach_backend_prepare(&f->bt, &rest->plan, &rest->err);
 	fsys_medium(f, &view, &readable);
-	attach_check_start(&chk, view, readable, dev->size, true);
+	attach_check_start(&rest->chk, view, readable, dev->size, true);
+	f->rest = rest;
+	/* An adopted mount serves its files already: the replay can wait for the event loop. */
+	if (rest->prepared >= 0 && f->bt.adopted && a->defer_replay)
+		return 0;
+	fsys_finish_attach(f);
+	return 0;
+}
+
+void fsys_finish_attach(struct fsys *f)
+{
+	struct attach_rest *rest = TAKE_PTR(f->rest);
+	bool announcing = f->announcing;
+	struct famfs_err err = rest ? rest->err : (struct famfs_err){0};
+	int r;
+
+	if (!rest)
+		return;
+	/* What the attach's replay finds was there before: it is not announced as added. */
+	f->announcing = false;
+	r = rest->prepared;
 	if (r >= 0) {
 		r = famfs_fs_replay(f->bt.fs, on_apply, f, NULL, &err);
 		if (r < 0)
 			snprintf(f->header_error, sizeof(f->header_error), "%s", err.msg);
 		/* A stall at attach starts the grace period like any other. */
 		fsys_follow(f);
-		r = attach_backend_attach(&f->bt, &plan, &err);
+		r = attach_backend_attach(&f->bt, &rest->plan, &err);
 	}
-	attach_plan_done(&plan);
-	attach_check_finish(f, &chk);
+	attach_plan_done(&rest->plan);
+	attach_check_finish(f, &rest->chk);
 	if (r < 0) {
 		snprintf(f->attach_error, sizeof(f->attach_error), "backend %s: %s", f->bt.ops->name, err.msg);
 		f->bt.fs = close_fs(f);
 	}
-	return 0;
+	free(rest);
+	f->announcing = announcing;
+	fsys_update_health(f);
+}
+
+/* An attach left waiting that will not be finished: the check's thread joined, the plan let go. */
+static void abandon_attach(struct fsys *f)
+{
+	struct attach_rest *rest = TAKE_PTR(f->rest);
+
+	if (!rest)
+		return;
+	attach_check_finish(f, &rest->chk);
+	attach_plan_done(&rest->plan);
+	free(rest);
+}
+
+bool fsys_attach_waiting(const struct fsys *f)
+{
+	return f->rest != NULL;
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct fsys *, fsys_free);
@@ -658,6 +712,7 @@ struct fsys *fsys_free(struct fsys *f)
 {
 	if (!f)
 		return NULL;
+	abandon_attach(f);
 	if (f->bt.fs && f->bt.ops->detach)
 		f->bt.ops->detach(&f->bt);
 	f->bt.fs = close_fs(f);

@@ -33,6 +33,8 @@ enum health {
 
 const char *health_name(enum health h);
 
+struct attach_rest;
+
 struct fsys {
 	/* the file system as its backend serves it: device, mount point, fs */
 	struct backend_target bt;
@@ -67,6 +69,8 @@ struct fsys {
 	size_t npending, cpending;
 	bool dirty;
 
+	struct attach_rest *rest;       /* an attach waiting for fsys_finish_attach, or NULL */
+
 	struct fsys *next;
 };
 
@@ -77,6 +81,13 @@ struct fsys_attach_args {
 	uint64_t grace_ms;
 	struct attach_policy *policy;
 	const struct attach_override *override;   /* an operator's Attach, or NULL */
+	/*
+	 * When the backend adopts a mount that already serves the files (the
+	 * kernel backend after a restart), leave the replay, the backend's
+	 * attach and the check's verdict to fsys_finish_attach: the daemon's
+	 * start calls it before the event loop answers anything.
+	 */
+	bool defer_replay;
 };
 
 /*
@@ -85,6 +96,9 @@ struct fsys_attach_args {
  * out of memory.
  */
 int fsys_attach(const struct fsys_attach_args *a, struct fsys **ret);
+/* Finishes an attach left waiting (defer_replay); does nothing otherwise. */
+void fsys_finish_attach(struct fsys *f);
+bool fsys_attach_waiting(const struct fsys *f);
 struct fsys *fsys_free(struct fsys *f);
 /*
  * Whether processes other than this one hold a file, a mapping or a

@@ -69,6 +69,24 @@ static void notify_status(struct manager *m, bool ready)
 			 ready ? "READY=1\n" : "", m->nfsys, ok, m->nfsys - ok);
 }
 
+/*
+ * The event loop's first turn, before any bus message is read: the
+ * attaches that adopted a mount replay the log now (the name is already
+ * owned, so the mount was taken over as early as it can be; every answer
+ * still sees the whole namespace), and then the daemon is ready.
+ */
+static int on_started(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)s;
+	manager_finish_start(m);
+	notify_status(m, true);
+	log_info("ready on the bus as %s (%zu file systems, poll %llu ms)", FAMFS_BUS_NAME, m->nfsys,
+		 (unsigned long long)m->cfg.poll_ms);
+	return 0;
+}
+
 /* The core's events, as the bus server shows them. */
 struct daemon {
 	struct manager m;
@@ -176,6 +194,7 @@ int main(int argc, char **argv)
 	};
 	struct daemon d = {0};
 	struct manager *m = &d.m;
+	sd_event_source *started = NULL;
 	struct manager_config *cli = &m->source.overlay;
 	const char *config_path = MANAGER_DEFAULT_CONFIG;
 	bool config_given = false;
@@ -281,6 +300,7 @@ int main(int argc, char **argv)
 	(void)sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
 	(void)sd_event_set_watchdog(m->event, true);
 
+	m->starting = true;
 	for (size_t i = 0; i < m->cfg.ndevices; i++)
 		(void)manager_attach(m, m->cfg.devices[i], "attached", NULL);
 	if (m->cfg.ndevices == 0 && !m->cfg.udev)
@@ -314,9 +334,14 @@ int main(int argc, char **argv)
 		log_error_errno(r, "cannot start the follower timer: %m");
 		goto out;
 	}
-	notify_status(m, true);
-	log_info("ready on the bus as %s (%zu file systems, poll %llu ms)", FAMFS_BUS_NAME, m->nfsys,
-		 (unsigned long long)m->cfg.poll_ms);
+	/* Before the first bus message: the bus's source has a lower priority. */
+	r = sd_event_add_defer(m->event, &started, on_started, m);
+	if (r >= 0)
+		r = sd_event_source_set_priority(started, SD_EVENT_PRIORITY_IMPORTANT);
+	if (r < 0) {
+		started = sd_event_source_unref(started);
+		(void)on_started(NULL, m);
+	}
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		log_error_errno(r, "event loop failed: %m");
@@ -325,6 +350,7 @@ int main(int argc, char **argv)
 		kernel_mounts_leave_for_restart();
 	}
 out:
+	sd_event_source_unref(started);
 	hotplug_stop(m);
 	follower_stop(m);
 	manager_set_events(m, NULL, NULL);

@@ -175,6 +175,7 @@ static int attach_one(struct manager *m, const char *device, const struct attach
 		.grace_ms = m->cfg.grace_ms,
 		.policy = &m->policy,
 		.override = ov,
+		.defer_replay = m->starting,
 	};
 	struct fsys *f, *dup;
 	char *mp;
@@ -235,12 +236,26 @@ int manager_attach_with(struct manager *m, const char *device, const char *how,
 		}
 		append_fsys(m, f);
 		tell_added(m, f);
-		log_attached(f, how);
+		/* One waiting for manager_finish_start says how it went once it knows. */
+		if (!fsys_attach_waiting(f))
+			log_attached(f, how);
 	}
 	manager_changed(m, false);
 	if (ret)
 		*ret = f;
 	return 0;
+}
+
+void manager_finish_start(struct manager *m)
+{
+	for (struct fsys *f = m->fsys; f; f = f->next) {
+		if (!fsys_attach_waiting(f))
+			continue;
+		fsys_finish_attach(f);
+		log_attached(f, "attached");
+	}
+	m->starting = false;
+	manager_changed(m, false);
 }
 
 void manager_detach(struct manager *m, struct fsys *f, const char *reason)

@@ -72,6 +72,11 @@ struct manager {
 	struct job *jobs;               /* running and recently finished, oldest first */
 	unsigned next_job_id;
 	bool jobs_stopping;             /* at exit: finished jobs are not pruned */
+	/*
+	 * The daemon's start, before its event loop answers anything: attaches
+	 * of adopted mounts leave their replay to manager_finish_start.
+	 */
+	bool starting;
 };
 
 /* An empty set with the default configuration; manager_done() frees it. */
@@ -88,6 +93,8 @@ void manager_set_events(struct manager *m, const struct manager_events *ev, void
 int manager_attach(struct manager *m, const char *device, const char *how, struct fsys **ret);
 int manager_attach_with(struct manager *m, const char *device, const char *how,
 			const struct attach_override *ov, struct fsys **ret);
+/* Finishes the attaches the start left waiting, then ends the start. */
+void manager_finish_start(struct manager *m);
 /* Detaches @f safely, its object kept (failed, @reason) until the device comes back. */
 void manager_detach(struct manager *m, struct fsys *f, const char *reason);
 /* Detaches @f and removes it from the set: its object goes. */

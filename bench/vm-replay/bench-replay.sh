@@ -15,7 +15,8 @@
 #              from exec to its "famfs mounted" line (the mount is fully
 #              populated then) and to "ready on the bus"; SIGTERM unmounts
 #   reattach   famfs-manager killed with SIGKILL (the mount stays) and
-#              started again: it adopts the mount; exec → "mount adopted"
+#              started again: it adopts the mount before it replays the
+#              log; exec → "mount adopted" (target: process start + 20 ms)
 #   hotplug    famfs-manager running with automount and kernel uevents; the
 #              pmem device is unbound (the daemon unmounts) and bound
 #              again: bind returned (the kernel's probe done, the uevent
@@ -161,6 +162,19 @@ echo "# bench: SIGKILL -> famfs-manager gone (exited, or a zombie), s:$re_kill"
 start_figures re re-attach "exec -> mount adopted" "kernel backend instantiating (or trusting) the namespace"
 
 check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
+# Once more, asked as soon as the bus name is owned: the answer counts the whole log.
+kill -KILL $PID
+wait_gone $PID 300
+famfs-manager -c /etc/famfs/manager.conf --device $DEV >/tmp/early.log 2>&1 &
+PID=$!
+i=0
+while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+grep -q 'ready on the bus' /tmp/early.log && when=after || when=before
+famfsctl status --json >/tmp/early.json 2>&1
+echo "# the name was owned, and the status asked, $when the daemon said it was ready"
+n=$(sed -n 's/.*"files": *\([0-9]*\).*/\1/p' /tmp/early.json | head -1)
+check "a status asked as soon as the restarted daemon owns its name counts all $files files ($n)" \
+	test "$n" = "$files"
 kill -TERM $PID
 wait_gone $PID 300
 mounted $MNT && umount $MNT
@@ -222,12 +236,12 @@ echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) 
 echo "# bench: attach-time check alone (runs beside the replay)  $(ms $(replay-tool median $checks)) ms"
 echo "# bench: bare MAP_CREATE loop (baseline, per-file floor)  $(ms $bare_med) ms"
 echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) ms ($(ratio $mkf_med $bare_med) x per-file)"
-echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms (target <= 500; $(ratio $full_med $mkf_med) x MKFILES floor, $(ratio $full_med $view_med) x view)"
+echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms ($(ratio $full_med $mkf_med) x MKFILES floor, target <= 1.3; $(ratio $full_med $view_med) x view)"
 echo "# bench: full replay, daemon exec -> ready on the bus      $(ms $full_ready_med) ms"
-echo "# bench: full replay, backend replay + instantiate, overlapped $(ms $full_be_med) ms ($(ratio $full_be_med $mkf_med) x MKFILES floor)"
+echo "# bench: full replay, backend replay + instantiate, overlapped $(ms $full_be_med) ms ($(ratio $full_be_med $mkf_med) x MKFILES floor; process start excluded)"
 echo "# bench: hotplug, device back -> populated mount (daemon running) $(ms $hp_med) ms (target <= 500; $(ratio $hp_med $mkf_med) x MKFILES floor; after a bind of $(ms $(replay-tool median ${hp_bind:-0})) ms)"
 echo "# bench: hotplug, backend replay + instantiate, overlapped $(ms $hp_be_med) ms"
-echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms (target <= 20; $(ratio $re_med $view_med) x view)"
+echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms ($(ms $((re_med - exec_med))) ms over process start, target <= 20; $(ratio $re_med $view_med) x view)"
 echo "# bench: re-attach, daemon exec -> ready on the bus       $(ms $re_ready_med) ms"
 echo "# bench: re-attach, kernel backend adopt alone             $(ms $re_be_med) ms (target <= 20)"
 finish "last lines" 20

@@ -21,11 +21,12 @@
  *   replay-tool daemon LOG TIMEOUT_MS PROGRAM ARGS...
  *       starts PROGRAM with its stderr on a pipe, copies that to LOG, and
  *       times (from just before exec) the line the kernel backend prints
- *       when its attach is done ("famfs mounted" / "mount adopted") and the
- *       daemon's "ready on the bus"; prints "pid P attach_us A ready_us R
- *       backend_ms B inst_us I adopted 0|1" (B: the backend's attach, I: its
- *       instantiation of the namespace, which on a fresh mount with two
- *       CPUs overlaps the replay, as the daemon logs them), then leaves a
+ *       when it has the mount ("famfs mounted", populated; "mount adopted",
+ *       taken over, before the replay) and the daemon's "ready on the bus";
+ *       prints "pid P attach_us A ready_us R backend_ms B inst_us I adopted
+ *       0|1" (B: the backend's attach, I: its instantiation of the
+ *       namespace, which on a fresh mount with two CPUs overlaps the
+ *       replay, from the line that says "instantiated in"), then leaves a
  *       child copying the rest of the daemon's stderr to LOG
  *   replay-tool hotplug DEVICE MNT LOG TIMEOUT_MS [DRIVER]
  *       the device leaves and comes back while a daemon runs (automount, udev
@@ -349,8 +350,10 @@ static int cmd_daemon(int argc, char **argv)
 			if (!attach_us && (strstr(line, ": famfs mounted ") || strstr(line, ": famfs mount adopted "))) {
 				attach_us = t - t0;
 				adopted = strstr(line, "mount adopted") != NULL;
-				parse_backend_line(line, &backend_ms, &inst_us);
 			}
+			/* An adopted mount is compared with the log on a later line */
+			if (strstr(line, "instantiated in "))
+				parse_backend_line(line, &backend_ms, &inst_us);
 			if (!ready_us && strstr(line, "ready on the bus"))
 				ready_us = t - t0;
 		}
