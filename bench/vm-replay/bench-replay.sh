@@ -165,14 +165,8 @@ check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
 # Once more, asked as soon as the bus name is owned: the answer counts the whole log.
 kill -KILL $PID
 wait_gone $PID 300
-famfs-manager -c /etc/famfs/manager.conf --device $DEV >/tmp/early.log 2>&1 &
-PID=$!
-i=0
-while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
-grep -q 'ready on the bus' /tmp/early.log && when=after || when=before
-famfsctl status --json >/tmp/early.json 2>&1
-echo "# the name was owned, and the status asked, $when the daemon said it was ready"
-n=$(sed -n 's/.*"files": *\([0-9]*\).*/\1/p' /tmp/early.json | head -1)
+restart_and_ask_at_once $DEV
+n=$(cat /tmp/early.files)
 check "a status asked as soon as the restarted daemon owns its name counts all $files files ($n)" \
 	test "$n" = "$files"
 kill -TERM $PID

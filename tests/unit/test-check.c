@@ -22,18 +22,25 @@ struct medium {
 	struct famfs_log_header *log;
 };
 
-static void medium_new(struct medium *m, uint64_t size, uint64_t log_len)
+/* A formatted medium of @size bytes in a mapping of @fd (-1: anonymous memory). */
+static void medium_format(struct medium *m, uint64_t size, uint64_t log_len, int fd)
 {
 	struct famfs_superblock sb;
 
 	m->size = size;
-	m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	m->base = fd < 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+			 : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	g_assert_true(m->base != MAP_FAILED);
 	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
 		.dev_size = size, .log_len = log_len, .system_uuid = test_host_uuid, .dev_name = "mem" });
 	memcpy(m->base, &sb, sizeof(sb));
 	m->log = (void *)(m->base + FAMFS_LOG_OFFSET);
 	famfs_log_format(m->log, log_len);
+}
+
+static void medium_new(struct medium *m, uint64_t size, uint64_t log_len)
+{
+	medium_format(m, size, log_len, -1);
 }
 
 static void add_file(struct medium *m, const char *path, uint64_t offset, uint64_t len)
@@ -143,19 +150,11 @@ static void test_integrity_pass_matches_serial(void)
 /* A medium in a memfd: mapped like a device and readable with read(2). */
 static int medium_new_shared(struct medium *m, uint64_t size, uint64_t log_len)
 {
-	struct famfs_superblock sb;
 	int fd = memfd_create("famfs-medium", 0);
 
 	g_assert_cmpint(fd, >=, 0);
 	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
-	m->size = size;
-	m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	g_assert_true(m->base != MAP_FAILED);
-	famfs_superblock_init(&sb, &(struct famfs_superblock_params){
-		.dev_size = size, .log_len = log_len, .system_uuid = test_host_uuid, .dev_name = "mem" });
-	memcpy(m->base, &sb, sizeof(sb));
-	m->log = (void *)(m->base + FAMFS_LOG_OFFSET);
-	famfs_log_format(m->log, log_len);
+	medium_format(m, size, log_len, fd);
 	return fd;
 }
 

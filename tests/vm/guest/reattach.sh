@@ -118,14 +118,8 @@ check "d/e/f still maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
 # ---- asked at once: a restart takes the mount over first, and answers from the whole log --
 kill -KILL $PID
 wait_gone $PID
-famfs-manager -c /etc/famfs/manager.conf --device /dev/pmem0 >/tmp/early.log 2>&1 &
-PID=$!
-i=0
-while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-grep -q 'ready on the bus' /tmp/early.log && when=after || when=before
-famfsctl status --json >/tmp/early.json 2>&1
-echo "# the name was owned, and the status asked, $when the daemon said it was ready"
-n=$(sed -n 's/.*"files": *\([0-9]*\).*/\1/p' /tmp/early.json | head -1)
+restart_and_ask_at_once /dev/pmem0
+n=$(cat /tmp/early.files)
 check "a status asked as soon as the name is owned counts all 123 files ($n)" test "$n" = 123
 check "the daemon took the mount over before its replay, and compared it with the log after" \
 	sh -c "grep 'mount adopted' /tmp/early.log | head -1 | grep -q 'once it is replayed' &&

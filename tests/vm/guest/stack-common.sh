@@ -154,6 +154,21 @@ manager_conf() {
 # through replay-tool daemon, which returns once the daemon is ready (or
 # fails after TIMEOUT_MS); its pid in PID, replay-tool's report in
 # /tmp/daemon.out and as a TAP comment
+# restart_and_ask_at_once DEVICE: famfs-manager started on DEVICE (log in
+# /tmp/early.log, pid in PID) and famfsctl status --json asked as soon as
+# it owns its bus name; the files the answer counts go to /tmp/early.files,
+# and a comment says whether the name came before the daemon was ready.
+restart_and_ask_at_once() {
+	famfs-manager -c /etc/famfs/manager.conf --device "$1" >/tmp/early.log 2>&1 &
+	PID=$!
+	i=0
+	while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+	grep -q 'ready on the bus' /tmp/early.log && when=after || when=before
+	famfsctl status --json >/tmp/early.json 2>&1
+	echo "# the name was owned, and the status asked, $when the daemon said it was ready"
+	sed -n 's/.*"files": *\([0-9]*\).*/\1/p' /tmp/early.json | head -1 >/tmp/early.files
+}
+
 start_manager() {
 	replay-tool daemon /tmp/manager.log "$1" famfs-manager -c /etc/famfs/manager.conf \
 		--device "${DEVICE:-/dev/pmem0}" >/tmp/daemon.out 2>&1
