@@ -166,9 +166,9 @@ check "famfsctl check on the adopted mount is clean" famfsctl check $MNT
 kill -KILL $PID
 wait_gone $PID 300
 restart_and_ask_at_once $DEV
-n=$(cat /tmp/early.files)
-check "a status asked as soon as the restarted daemon owns its name counts all $files files ($n)" \
-	test "$n" = "$files"
+counted=$(cat /tmp/early.files)
+check "a status asked as soon as the restarted daemon owns its name counts all $files files ($counted)" \
+	test "$counted" = "$files"
 kill -TERM $PID
 wait_gone $PID 300
 mounted $MNT && umount $MNT

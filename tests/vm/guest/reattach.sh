@@ -119,8 +119,8 @@ check "d/e/f still maps the same bytes" cmp /tmp/pattern $MNT/d/e/f
 kill -KILL $PID
 wait_gone $PID
 restart_and_ask_at_once /dev/pmem0
-n=$(cat /tmp/early.files)
-check "a status asked as soon as the name is owned counts all 123 files ($n)" test "$n" = 123
+counted=$(cat /tmp/early.files)
+check "a status asked as soon as the name is owned counts all 123 files ($counted)" test "$counted" = 123
 check "the daemon took the mount over before its replay, and compared it with the log after" \
 	sh -c "grep 'mount adopted' /tmp/early.log | head -1 | grep -q 'once it is replayed' &&
 	       grep 'mount adopted' /tmp/early.log | tail -1 | grep -q ': 0 made, 125 already there, 0 conflicts, 0 errors'"

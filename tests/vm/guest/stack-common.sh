@@ -162,10 +162,12 @@ restart_and_ask_at_once() {
 	famfs-manager -c /etc/famfs/manager.conf --device "$1" >/tmp/early.log 2>&1 &
 	PID=$!
 	i=0
-	while ! busctl status org.famfs.Manager >/dev/null 2>&1 && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+	# dbus-daemon answers NameHasOwner itself (busctl status also asks the peer and failed here)
+	while ! busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner \
+		s org.famfs.Manager 2>/dev/null | grep -q true && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
 	grep -q 'ready on the bus' /tmp/early.log && when=after || when=before
 	famfsctl status --json >/tmp/early.json 2>&1
-	echo "# the name was owned, and the status asked, $when the daemon said it was ready"
+	echo "# the name was owned after $i polls, and the status asked, $when the daemon said it was ready"
 	sed -n 's/.*"files": *\([0-9]*\).*/\1/p' /tmp/early.json | head -1 >/tmp/early.files
 }
 
