@@ -591,11 +591,12 @@ void fsys_finish_attach(struct fsys *f)
 {
 	struct attach_rest *rest = TAKE_PTR(f->rest);
 	bool announcing = f->announcing;
-	struct famfs_err err = rest ? rest->err : (struct famfs_err){0};
+	struct famfs_err err;
 	int r;
 
 	if (!rest)
 		return;
+	err = rest->err;
 	/* What the attach's replay finds was there before: it is not announced as added. */
 	f->announcing = false;
 	r = rest->prepared;
