@@ -18,8 +18,12 @@
 #define WAIT_EVERY 1024
 /* How far ahead of the walk an entry's namespace slot is fetched: about the misses in flight */
 #define PREFETCH_AHEAD 8
-/* How far ahead an entry's own lines are fetched (from the ring, filled on another CPU): before its slot */
+/* How far ahead an entry's prepared record is fetched (written on another CPU): before its slot */
 #define FETCH_AHEAD 24
+#define CHUNK FAMFS_INTEGRITY_CHUNK_ENTRIES
+#define RING_ENTRIES (FAMFS_INTEGRITY_CHUNK_ENTRIES * FAMFS_INTEGRITY_RING_CHUNKS)
+/* Room set aside for each entry's path copy (short names, as most are); more is found as needed */
+#define NAME_BYTES_GUESS 16
 /* Smaller logs are checked before a thread would have started */
 #define PREFAULT_MIN 16384
 
@@ -28,6 +32,27 @@ struct span {
 	uint64_t start;   /* bytes, AU aligned */
 	uint64_t end;     /* bytes, rounded up to AU */
 	uint64_t index;   /* log entry */
+};
+
+/*
+ * What the walk needs of an intact FILE or MKDIR entry, worked out on the
+ * thread that read its chunk (see prepare_chunk), so that the walk, the
+ * part of a check that cannot be split, only adds the name.
+ */
+struct entry_prep {
+	char path[FAMFS_MAX_PATHLEN];   /* the entry's field, read once: a shared log can change meanwhile */
+	struct famfs_ns_name name;      /* of path, when code is FAMFS_OK */
+	uint64_t size;
+	uint32_t mode, uid, gid;
+	uint8_t type;
+	uint8_t code;                   /* the path's and the map's check */
+};
+
+/* A chunk's spans, in entry order, collected with its entries' preparation */
+struct chunk_spans {
+	struct span *spans;
+	size_t n, cap;
+	bool oom;
 };
 
 struct checker {
@@ -44,6 +69,8 @@ struct checker {
 	uint8_t *integrity;     /* per written entry: FAMFS_OK or why it failed */
 	struct famfs_integrity_pass *pass;      /* computing integrity[] meanwhile */
 	struct famfs_prefault *prefault;        /* faulting in spans[] and the namespace meanwhile */
+	struct entry_prep *prep;                /* entry i's at i % RING_ENTRIES */
+	struct chunk_spans chunk_spans[FAMFS_INTEGRITY_RING_CHUNKS];
 	size_t tail_finding_at; /* where the torn-tail finding goes, once the pass is done */
 	bool oom;
 };
@@ -147,15 +174,23 @@ static bool entry_intact(const struct famfs_log_entry *e, uint64_t i)
 	return famfs_log_entry_check_integrity(e, i, NULL) == FAMFS_OK;
 }
 
-/* Starts computing integrity[0, end) in the background; check_entry waits for each entry's. */
+static void prepare_chunk(void *arg, const struct famfs_log_entry *e, uint64_t first, uint64_t end);
+
+/*
+ * Starts computing integrity[0, end) in the background, and each chunk's
+ * preparation with it; check_entry waits for each entry's.
+ */
 static int start_integrity(struct checker *c, uint64_t end)
 {
+	const struct famfs_integrity_hook hook = { .prepare = prepare_chunk, .arg = c };
+
 	c->integrity = malloc(end ? end : 1);
-	if (!c->integrity)
+	c->prep = malloc(sizeof(*c->prep) * (end < RING_ENTRIES ? (end ? end : 1) : RING_ENTRIES));
+	if (!c->integrity || !c->prep)
 		return -ENOMEM;
 	famfs_advise_hugepages(c->integrity, end);
-	return famfs_integrity_start(c->entries, end, c->fd,
-				     FAMFS_LOG_OFFSET + sizeof(struct famfs_log_header), c->integrity, &c->pass);
+	return famfs_integrity_start(c->entries, end, c->fd, FAMFS_LOG_OFFSET + sizeof(struct famfs_log_header),
+				     c->integrity, &hook, &c->pass);
 }
 
 /*
@@ -275,34 +310,112 @@ static int reserve_spans(struct checker *c, size_t n)
 	return 0;
 }
 
-static int add_span(struct checker *c, uint64_t offset, uint64_t len, uint64_t index)
+static void add_span(struct chunk_spans *cs, uint64_t offset, uint64_t len, uint64_t index)
 {
 	uint64_t units = len / AU + (len % AU != 0), end;
 
 	/* Spans come from extents inside the device; the end is still never allowed to wrap. */
 	if (__builtin_mul_overflow(units, AU, &end) || __builtin_add_overflow(offset, end, &end))
 		end = UINT64_MAX / AU * AU;
-	if (c->nspans == c->spans_cap && reserve_spans(c, c->spans_cap ? c->spans_cap * 2 : 1024) < 0)
-		return -ENOMEM;
-	c->spans[c->nspans++] = (struct span){
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? cs->cap * 2 : 2 * CHUNK;
+		struct span *spans = realloc(cs->spans, cap * sizeof(*spans));
+
+		if (!spans) {
+			cs->oom = true;
+			return;
+		}
+		cs->spans = spans;
+		cs->cap = cap;
+	}
+	cs->spans[cs->n++] = (struct span){
 		.start = offset,
 		.end = end,
 		.index = index,
 	};
-	return 0;
 }
 
-static void add_file_spans(struct checker *c, const struct famfs_log_file_meta *fm, uint64_t index)
+static void add_file_spans(struct chunk_spans *cs, const struct famfs_log_file_meta *fm, uint64_t index)
 {
+	/* Read once and bounded: a shared log may change after its map was checked. */
+	unsigned int n;
+
 	if (fm->ext_type == FAMFS_EXT_SIMPLE) {
-		for (unsigned int i = 0; i < fm->nextents; i++)
-			if (add_span(c, fm->se[i].offset, fm->se[i].len, index) < 0)
-				c->oom = true;
+		n = fm->nextents < FAMFS_MAX_SIMPLE_EXTENTS ? fm->nextents : FAMFS_MAX_SIMPLE_EXTENTS;
+		for (unsigned int i = 0; i < n; i++)
+			add_span(cs, fm->se[i].offset, fm->se[i].len, index);
 	} else {
-		for (unsigned int i = 0; i < fm->ie[0].nstrips; i++)
-			if (add_span(c, fm->ie[0].strips[i].offset, fm->ie[0].strips[i].len, index) < 0)
-				c->oom = true;
+		n = fm->ie[0].nstrips < FAMFS_MAX_STRIPS ? fm->ie[0].nstrips : FAMFS_MAX_STRIPS;
+		for (unsigned int i = 0; i < n; i++)
+			add_span(cs, fm->ie[0].strips[i].offset, fm->ie[0].strips[i].len, index);
 	}
+}
+
+/*
+ * The checks of an intact entry that need nothing but the entry itself, its
+ * path's hash and its spans: on the thread that read the chunk.  Space an
+ * intact entry describes stays claimed even if the file is refused.
+ */
+static void prepare_entry(struct checker *c, struct chunk_spans *cs, const struct famfs_log_entry *e,
+			  uint64_t i, struct entry_prep *ep)
+{
+	enum famfs_finding_code map_code;
+
+	ep->type = e->type;
+	switch (ep->type) {
+	case FAMFS_LOG_FILE:
+		memcpy(ep->path, e->file.relpath, sizeof(ep->path));
+		ep->code = famfs_path_check_field(ep->path, NULL);
+		map_code = famfs_fmap_check(&e->file, &c->layout, NULL);
+		if (map_code == FAMFS_OK || map_code == FAMFS_F_FILE_SIZE)
+			add_file_spans(cs, &e->file, i);
+		if (ep->code == FAMFS_OK)
+			ep->code = map_code;
+		ep->size = e->file.size;
+		ep->mode = e->file.mode;
+		ep->uid = e->file.uid;
+		ep->gid = e->file.gid;
+		break;
+	case FAMFS_LOG_MKDIR:
+		memcpy(ep->path, e->mkdir.relpath, sizeof(ep->path));
+		ep->code = famfs_path_check_field(ep->path, NULL);
+		ep->size = 0;
+		ep->mode = e->mkdir.mode;
+		ep->uid = e->mkdir.uid;
+		ep->gid = e->mkdir.gid;
+		break;
+	default:
+		return;
+	}
+	if (ep->code == FAMFS_OK)
+		famfs_ns_name_init(&ep->name, ep->path, strlen(ep->path));
+}
+
+static void prepare_chunk(void *arg, const struct famfs_log_entry *e, uint64_t first, uint64_t end)
+{
+	struct checker *c = arg;
+	struct chunk_spans *cs = &c->chunk_spans[(first / CHUNK) % FAMFS_INTEGRITY_RING_CHUNKS];
+
+	cs->n = 0;
+	cs->oom = false;
+	for (uint64_t i = first; i < end; i++)
+		if (c->integrity[i] == FAMFS_OK)
+			prepare_entry(c, cs, &e[i], i, &c->prep[i % RING_ENTRIES]);
+}
+
+/* At the first entry of a chunk: its spans join the rest, in entry order. */
+static void take_chunk_spans(struct checker *c, uint64_t first)
+{
+	struct chunk_spans *cs = &c->chunk_spans[(first / CHUNK) % FAMFS_INTEGRITY_RING_CHUNKS];
+	size_t want = c->nspans + cs->n;
+
+	if (cs->oom || (want > c->spans_cap && reserve_spans(c, want > 2 * c->spans_cap ? want : 2 * c->spans_cap) < 0)) {
+		c->oom = true;
+		return;
+	}
+	if (cs->n)
+		memcpy(c->spans + c->nspans, cs->spans, cs->n * sizeof(*cs->spans));
+	c->nspans = want;
 }
 
 static void report_ns_error(struct checker *c, int r, uint64_t i, const char *path)
@@ -341,60 +454,66 @@ static void report_ns_error(struct checker *c, int r, uint64_t i, const char *pa
 	c->r->summary.rejected_entries++;
 }
 
-/* An intact entry's path, read a little ahead: the namespace add is a cache miss in a large table. */
-static void prefetch_entry(struct checker *c, uint64_t i)
+static bool has_name(const struct checker *c, uint64_t i)
 {
-	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
+	const struct entry_prep *ep = &c->prep[i % RING_ENTRIES];
 
-	if (c->integrity[i] != FAMFS_OK)
-		return;
-	if (e->type == FAMFS_LOG_FILE)
-		famfs_ns_prefetch(c->ns, e->file.relpath, sizeof(e->file.relpath));
-	else if (e->type == FAMFS_LOG_MKDIR)
-		famfs_ns_prefetch(c->ns, e->mkdir.relpath, sizeof(e->mkdir.relpath));
+	return c->integrity[i] == FAMFS_OK && (ep->type == FAMFS_LOG_FILE || ep->type == FAMFS_LOG_MKDIR) &&
+	       ep->code == FAMFS_OK;
 }
 
-/* The lines of an entry that the walk reads: its start (type, path) and its map. */
-static void fetch_entry_lines(struct checker *c, uint64_t i)
+/* An intact entry's namespace slot, read a little ahead: the add is a cache miss in a large table. */
+static void prefetch_slot(struct checker *c, uint64_t i)
+{
+	if (has_name(c, i))
+		famfs_ns_prefetch(c->ns, &c->prep[i % RING_ENTRIES].name);
+}
+
+static void fetch_prep(struct checker *c, uint64_t i)
+{
+	const struct entry_prep *ep = &c->prep[i % RING_ENTRIES];
+
+	__builtin_prefetch(ep);
+	__builtin_prefetch((const char *)ep + 64);
+}
+
+/* A FILE or MKDIR entry prepare_entry refused: the message comes from checking the entry again. */
+static void report_refused(struct checker *c, uint64_t i, const struct entry_prep *ep)
 {
 	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
+	struct famfs_err err = {0};
+	struct famfs_finding *f;
 
-	__builtin_prefetch(e);
-	__builtin_prefetch(&e->file.ext_type);
-	__builtin_prefetch(&e->file.se[1]);
+	if (ep->type == FAMFS_LOG_FILE)
+		(void)famfs_file_entry_check(e, &c->layout, NULL, &err);
+	else
+		(void)famfs_path_check_field(e->mkdir.relpath, &err);
+	if (!err.msg[0])
+		snprintf(err.msg, sizeof(err.msg), "the entry changed while it was being checked");
+	f = add_finding(c, FAMFS_SEV_ERROR, ep->code, i, "log entry %" PRIu64 ": %s", i, err.msg);
+	if (f)
+		set_path(f->path, ep->path);
+	c->r->summary.rejected_entries++;
 }
 
 static void check_entry(struct checker *c, uint64_t i)
 {
-	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
+	const struct entry_prep *ep = &c->prep[i % RING_ENTRIES];
 	struct famfs_check_summary *s = &c->r->summary;
+	const struct famfs_log_entry *e;
 	enum famfs_finding_code code;
 	struct famfs_err err = {0};
-	struct famfs_finding *f;
-	const char *relpath;
-	bool spans_ok;
 	int r;
 
 	if (c->integrity[i] != FAMFS_OK) {
+		e = famfs_integrity_entry(c->pass, i);
 		code = famfs_log_entry_check_integrity(e, i, &err);
 		s->bad_entries++;
 		add_finding(c, FAMFS_SEV_ERROR, code, i, "%s", err.msg);
 		return;
 	}
-
-	switch (e->type) {
-	case FAMFS_LOG_FILE:
-		relpath = e->file.relpath;
-		code = famfs_file_entry_check(e, &c->layout, &spans_ok, &err);
-		/* Space an intact entry describes stays claimed even if the file is refused. */
-		if (spans_ok)
-			add_file_spans(c, &e->file, i);
-		break;
-	case FAMFS_LOG_MKDIR:
-		relpath = e->mkdir.relpath;
-		code = famfs_path_check_field(relpath, &err);
-		break;
-	default:
+	if (ep->type != FAMFS_LOG_FILE && ep->type != FAMFS_LOG_MKDIR) {
+		e = famfs_integrity_entry(c->pass, i);
 		code = famfs_log_entry_check_semantics(e, &c->layout, &err);
 		if (code == FAMFS_F_DELETE_ENTRY)
 			add_finding(c, FAMFS_SEV_WARNING, code, i, "log entry %" PRIu64 ": %s", i, err.msg);
@@ -404,27 +523,19 @@ static void check_entry(struct checker *c, uint64_t i)
 		}
 		return;
 	}
-
-	if (code != FAMFS_OK) {
-		f = add_finding(c, FAMFS_SEV_ERROR, code, i, "log entry %" PRIu64 ": %s", i, err.msg);
-		if (f)
-			set_path(f->path, relpath);
-		s->rejected_entries++;
+	if (ep->code != FAMFS_OK) {
+		report_refused(c, i, ep);
 		return;
 	}
-	if (e->type == FAMFS_LOG_FILE)
-		r = famfs_ns_add(c->ns, relpath, FAMFS_NS_FILE, e->file.mode, e->file.uid, e->file.gid,
-				 e->file.size, i, NULL);
-	else
-		r = famfs_ns_add(c->ns, relpath, FAMFS_NS_DIR, e->mkdir.mode, e->mkdir.uid, e->mkdir.gid,
-				 0, i, NULL);
+	r = famfs_ns_add_name(c->ns, &ep->name, ep->type == FAMFS_LOG_FILE ? FAMFS_NS_FILE : FAMFS_NS_DIR,
+			      ep->mode, ep->uid, ep->gid, ep->size, i, NULL);
 	if (r < 0) {
-		report_ns_error(c, r, i, relpath);
+		report_ns_error(c, r, i, ep->path);
 		return;
 	}
-	if (e->type == FAMFS_LOG_FILE) {
+	if (ep->type == FAMFS_LOG_FILE) {
 		s->files++;
-		s->file_bytes = add_saturating(s->file_bytes, e->file.size);
+		s->file_bytes = add_saturating(s->file_bytes, ep->size);
 	} else {
 		s->directories++;
 	}
@@ -437,7 +548,7 @@ static void check_entry(struct checker *c, uint64_t i)
  */
 static void start_prefault(struct checker *c, uint64_t end)
 {
-	struct famfs_range ranges[3];
+	struct famfs_range ranges[FAMFS_NS_WORKING_RANGES + 1];
 	size_t n;
 
 	if (end < PREFAULT_MIN || end > FAMFS_NS_RESERVE_MAX)
@@ -565,6 +676,8 @@ static int check(const uint8_t *base, uint64_t readable, uint64_t medium_size, i
 		goto done;
 	/* Right-sized at once (each entry adds at most one node); growing is the fallback. */
 	(void)famfs_ns_reserve(c.ns, end);
+	(void)famfs_ns_reserve_names(c.ns, end < FAMFS_NS_RESERVE_MAX ? end * NAME_BYTES_GUESS :
+				     FAMFS_NS_RESERVE_MAX * NAME_BYTES_GUESS);
 	(void)reserve_spans(&c, end);
 	start_prefault(&c, end);
 	for (uint64_t i = 0; i < end && !c.oom; i++) {
@@ -572,11 +685,13 @@ static int check(const uint8_t *base, uint64_t readable, uint64_t medium_size, i
 			famfs_integrity_release(c.pass, i);
 			famfs_integrity_wait(c.pass, end - i < WAIT_EVERY + FETCH_AHEAD ? end :
 						     i + WAIT_EVERY + FETCH_AHEAD);
+			if (i % CHUNK == 0)
+				take_chunk_spans(&c, i);
 		}
 		if (i + FETCH_AHEAD < end)
-			fetch_entry_lines(&c, i + FETCH_AHEAD);
+			fetch_prep(&c, i + FETCH_AHEAD);
 		if (i + PREFETCH_AHEAD < end)
-			prefetch_entry(&c, i + PREFETCH_AHEAD);
+			prefetch_slot(&c, i + PREFETCH_AHEAD);
 		check_entry(&c, i);
 	}
 	famfs_integrity_finish(c.pass);
@@ -596,6 +711,9 @@ done:
 	famfs_prefault_finish(c.prefault);
 	famfs_ns_free(c.ns);
 	free(c.spans);
+	for (size_t k = 0; k < FAMFS_INTEGRITY_RING_CHUNKS; k++)
+		free(c.chunk_spans[k].spans);
+	free(c.prep);
 	free(c.integrity);
 	if (r == 0 && c.oom)
 		r = -ENOMEM;

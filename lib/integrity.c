@@ -19,8 +19,8 @@
  * slot (chunk % RING_CHUNKS); a worker waits for the caller to release a
  * slot's previous chunk before it reads over it.
  */
-#define CHUNK_ENTRIES 2048
-#define RING_CHUNKS 4
+#define CHUNK_ENTRIES FAMFS_INTEGRITY_CHUNK_ENTRIES
+#define RING_CHUNKS FAMFS_INTEGRITY_RING_CHUNKS
 #define WORKERS_MAX 4
 #define THREADED_MIN (4 * CHUNK_ENTRIES)
 
@@ -30,6 +30,8 @@ struct famfs_integrity_pass {
 	uint64_t offset;                        /* of entry 0 in fd */
 	struct famfs_log_entry *ring;           /* RING_CHUNKS * CHUNK_ENTRIES */
 	uint8_t *codes;
+	struct famfs_integrity_hook hook;
+	bool bounded;                           /* ring slots in use: a chunk waits for its slot */
 	uint64_t n, nchunks;
 	atomic_uint_fast64_t next_chunk;    /* the next one to claim */
 	atomic_uchar *chunk_done;
@@ -89,6 +91,8 @@ static void compute_chunk(struct famfs_integrity_pass *p, uint64_t chunk)
 	}
 	for (uint64_t i = first; i < end; i++)
 		p->codes[i] = famfs_log_entry_check_integrity(&e[i], i, NULL);
+	if (p->hook.prepare)
+		p->hook.prepare(p->hook.arg, e, first, end);
 	pthread_mutex_lock(&p->lock);
 	atomic_store_explicit(&p->chunk_done[chunk], 1, memory_order_release);
 	pthread_cond_broadcast(&p->chunk_finished);
@@ -103,7 +107,7 @@ static bool claim_and_compute(struct famfs_integrity_pass *p, bool may_block)
 {
 	uint64_t chunk;
 
-	if (p->ring) {
+	if (p->bounded) {
 		pthread_mutex_lock(&p->lock);
 		/* Read again after each wake-up: the caller may have claimed it meanwhile. */
 		while ((chunk = atomic_load(&p->next_chunk)) < p->nchunks && !slot_free(p, chunk) && may_block)
@@ -149,7 +153,8 @@ static int alloc_ring(struct famfs_integrity_pass *p)
 }
 
 int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, int fd, uint64_t offset,
-			  uint8_t *codes, struct famfs_integrity_pass **ret)
+			  uint8_t *codes, const struct famfs_integrity_hook *hook,
+			  struct famfs_integrity_pass **ret)
 {
 	struct famfs_integrity_pass *p = calloc(1, sizeof(*p));
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -161,6 +166,8 @@ int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, int
 	p->fd = fd;
 	p->offset = offset;
 	p->codes = codes;
+	if (hook)
+		p->hook = *hook;
 	p->n = n;
 	p->nchunks = (n + CHUNK_ENTRIES - 1) / CHUNK_ENTRIES;
 	p->chunk_done = calloc(p->nchunks ? p->nchunks : 1, sizeof(*p->chunk_done));
@@ -169,13 +176,14 @@ int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, int
 		free(p);
 		return -ENOMEM;
 	}
+	p->bounded = p->ring || p->hook.prepare;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->chunk_finished, NULL);
 	pthread_cond_init(&p->slot_freed, NULL);
 	atomic_init(&p->next_chunk, 0);
 	if (n < THREADED_MIN) {
 		/* The caller's waits compute a ring's chunks as it goes; a mapped log is done now. */
-		while (!p->ring && claim_and_compute(p, false))
+		while (!p->bounded && claim_and_compute(p, false))
 			;
 	} else {
 		want = cpus <= 2 ? 1 : cpus - 1 > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus - 1;
@@ -219,7 +227,7 @@ void famfs_integrity_release(struct famfs_integrity_pass *p, uint64_t below)
 	/* Only chunks seen done: a slot still being filled or read is not free. */
 	if (chunks > p->done_prefix)
 		chunks = p->done_prefix;
-	if (!p->ring || chunks <= p->released_chunks)
+	if (!p->bounded || chunks <= p->released_chunks)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->released_chunks = chunks;

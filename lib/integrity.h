@@ -22,19 +22,40 @@
 struct famfs_integrity_pass;
 
 /*
+ * Entries go through a pass in chunks; with a ring (or a hook), chunk c
+ * occupies slot c % FAMFS_INTEGRITY_RING_CHUNKS until the caller releases it.
+ */
+#define FAMFS_INTEGRITY_CHUNK_ENTRIES 2048
+#define FAMFS_INTEGRITY_RING_CHUNKS 4
+
+/*
+ * Work the caller wants done per chunk on the thread that read it, once
+ * codes[first, end) are known: @e[k] is entry k for first <= k < end (in the
+ * ring or the mapping), readable until the chunk is released.  Whatever it
+ * writes for slot (first / CHUNK_ENTRIES) % RING_CHUNKS is the caller's to
+ * read once famfs_integrity_wait() covers the chunk, and is not overwritten
+ * before the caller releases it.
+ */
+struct famfs_integrity_hook {
+	void (*prepare)(void *arg, const struct famfs_log_entry *e, uint64_t first, uint64_t end);
+	void *arg;
+};
+
+/*
  * Starts computing codes[k] = famfs_log_entry_check_integrity(entry k, k)
  * for k < @n, of the @n entries mapped at @entries.  With @fd >= 0, the
  * entries are read from @fd, entry 0 at byte @offset, and a chunk that
  * cannot be read is copied from the mapping instead.  -ENOMEM only when the
  * pass cannot be allocated; threads that cannot start leave their work to
- * famfs_integrity_wait().
+ * famfs_integrity_wait().  @hook (may be NULL) is called for each chunk.
  */
 int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, int fd, uint64_t offset,
-			  uint8_t *codes, struct famfs_integrity_pass **ret);
+			  uint8_t *codes, const struct famfs_integrity_hook *hook,
+			  struct famfs_integrity_pass **ret);
 
 /*
  * Returns once codes[0 .. @upto) are known (all of them for @upto >= @n).
- * With a ring, @upto is at most famfs_integrity_reach() past the first
+ * With a ring or a hook, @upto is at most famfs_integrity_reach() past the first
  * entry not yet released.
  */
 void famfs_integrity_wait(struct famfs_integrity_pass *p, uint64_t upto);

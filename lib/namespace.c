@@ -17,6 +17,7 @@
 struct arena_block {
 	struct arena_block *next;
 	size_t used;
+	size_t size;
 	char data[];
 };
 
@@ -49,18 +50,28 @@ static uint32_t hash_path(const char *p, size_t len)
 	return h;
 }
 
+static struct arena_block *arena_add_block(struct famfs_ns *ns, size_t size)
+{
+	struct arena_block *b = malloc(sizeof(*b) + size);
+
+	if (!b)
+		return NULL;
+	b->next = ns->arena;
+	b->used = 0;
+	b->size = size;
+	ns->arena = b;
+	return b;
+}
+
 static char *arena_copy(struct famfs_ns *ns, const char *s, size_t len)
 {
 	struct arena_block *b = ns->arena;
 	char *p;
 
-	if (!b || b->used + len + 1 > ARENA_BLOCK) {
-		b = malloc(sizeof(*b) + ARENA_BLOCK);
+	if (!b || b->used + len + 1 > b->size) {
+		b = arena_add_block(ns, len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK);
 		if (!b)
 			return NULL;
-		b->next = ns->arena;
-		b->used = 0;
-		ns->arena = b;
 	}
 	p = b->data + b->used;
 	memcpy(p, s, len);
@@ -128,6 +139,19 @@ int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n)
 		return -ENOSPC;
 	if (size > ns->table_size)
 		return table_resize(ns, size);
+	return 0;
+}
+
+int famfs_ns_reserve_names(struct famfs_ns *ns, size_t bytes)
+{
+	struct arena_block *b = ns->arena;
+
+	if (b && b->size - b->used >= bytes)
+		return 0;
+	b = arena_add_block(ns, bytes > ARENA_BLOCK ? bytes : ARENA_BLOCK);
+	if (!b)
+		return -ENOMEM;
+	famfs_advise_hugepages(b->data, b->size);
 	return 0;
 }
 
@@ -224,18 +248,33 @@ uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len
 	return lookup_hashed(ns, path, len, hash_path(path, len));
 }
 
-void famfs_ns_prefetch(const struct famfs_ns *ns, const char *path, size_t max)
+void famfs_ns_name_init(struct famfs_ns_name *name, const char *path, size_t len)
 {
-	uint32_t hash = hash_path(path, strnlen(path, max));
+	size_t plen = len;
 
-	__builtin_prefetch(&ns->table[hash & (ns->table_size - 1)]);
+	while (plen > 0 && path[plen - 1] != '/')
+		plen--;
+	name->path = path;
+	name->len = len;
+	name->name_off = plen;
+	name->hash = hash_path(path, len);
 }
 
-size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[2])
+void famfs_ns_prefetch(const struct famfs_ns *ns, const struct famfs_ns_name *name)
 {
-	ranges[0] = (struct famfs_range){ ns->table, sizeof(*ns->table) * ns->table_size };
-	ranges[1] = (struct famfs_range){ ns->nodes + ns->nnodes, sizeof(*ns->nodes) * (ns->cap - ns->nnodes) };
-	return 2;
+	__builtin_prefetch(&ns->table[name->hash & (ns->table_size - 1)]);
+}
+
+size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[FAMFS_NS_WORKING_RANGES])
+{
+	size_t n = 0;
+
+	ranges[n++] = (struct famfs_range){ ns->table, sizeof(*ns->table) * ns->table_size };
+	ranges[n++] = (struct famfs_range){ ns->nodes + ns->nnodes, sizeof(*ns->nodes) * (ns->cap - ns->nnodes) };
+	if (ns->arena)
+		ranges[n++] = (struct famfs_range){ ns->arena->data + ns->arena->used,
+						    ns->arena->size - ns->arena->used };
+	return n;
 }
 
 const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id)
@@ -247,16 +286,24 @@ int famfs_ns_add(struct famfs_ns *ns, const char *path, enum famfs_ns_kind kind,
 		 uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size, int64_t index,
 		 uint32_t *ret_id)
 {
-	size_t len = strlen(path), plen = len;
-	uint32_t hash = hash_path(path, len);
+	struct famfs_ns_name name;
+
+	famfs_ns_name_init(&name, path, strlen(path));
+	return famfs_ns_add_name(ns, &name, kind, mode, uid, gid, size, index, ret_id);
+}
+
+int famfs_ns_add_name(struct famfs_ns *ns, const struct famfs_ns_name *name, enum famfs_ns_kind kind,
+		      uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size, int64_t index,
+		      uint32_t *ret_id)
+{
+	const char *path = name->path;
+	size_t len = name->len, plen = name->name_off;
 	uint32_t parent, id;
 	struct famfs_ns_node *n, *p;
 	int r;
 
-	if (lookup_hashed(ns, path, len, hash) != FAMFS_NS_NONE)
+	if (lookup_hashed(ns, path, len, name->hash) != FAMFS_NS_NONE)
 		return -EEXIST;
-	while (plen > 0 && path[plen - 1] != '/')
-		plen--;
 	parent = ns->last_parent;
 	if (ns->nodes[parent].path_len != (plen ? plen - 1 : 0) ||
 	    memcmp(ns->nodes[parent].path, path, ns->nodes[parent].path_len) != 0)
@@ -267,7 +314,7 @@ int famfs_ns_add(struct famfs_ns *ns, const char *path, enum famfs_ns_kind kind,
 	if (ns->nodes[parent].kind != FAMFS_NS_DIR)
 		return -ENOTDIR;
 
-	r = add_node(ns, path, len, hash, &id);
+	r = add_node(ns, path, len, name->hash, &id);
 	if (r < 0)
 		return r;
 	n = &ns->nodes[id];

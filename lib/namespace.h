@@ -52,21 +52,42 @@ struct famfs_ns *famfs_ns_free(struct famfs_ns *ns);
 int famfs_ns_reserve(struct famfs_ns *ns, uint64_t n);
 
 /*
- * The table and the node array's room not yet used, for famfs_prefault_start:
- * they stay where they are as long as no more nodes are added than
- * famfs_ns_reserve made room for.  Returns the number of ranges.
+ * Sets aside @bytes for the copies of paths added from here on (each takes
+ * its length plus one).  Only an optimisation, like famfs_ns_reserve.
  */
-size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[2]);
+int famfs_ns_reserve_names(struct famfs_ns *ns, size_t bytes);
+
+/*
+ * The table, the node array's and the path room not yet used, for
+ * famfs_prefault_start: they stay where they are as long as no more is
+ * added than famfs_ns_reserve and famfs_ns_reserve_names made room for.
+ * Returns the number of ranges.
+ */
+#define FAMFS_NS_WORKING_RANGES 3
+size_t famfs_ns_working_memory(const struct famfs_ns *ns, struct famfs_range ranges[FAMFS_NS_WORKING_RANGES]);
 
 /* Node id of @path (length @len, no trailing slash; "" is the root), or FAMFS_NS_NONE. */
 uint32_t famfs_ns_lookup(const struct famfs_ns *ns, const char *path, size_t len);
 
 /*
- * Starts loading the table slot of @path (NUL-terminated, at most @max
- * bytes read) into the cache: a walk that adds many paths calls it a few
- * entries ahead, so that the add finds the slot there.  Only a hint.
+ * A path with what an add needs to know of it, worked out once: a checker
+ * does this on the thread that read the entry, ahead of the add.
  */
-void famfs_ns_prefetch(const struct famfs_ns *ns, const char *path, size_t max);
+struct famfs_ns_name {
+	const char *path;    /* NUL-terminated; copied by the add */
+	uint32_t len;
+	uint32_t name_off;   /* where the last component starts */
+	uint32_t hash;
+};
+
+void famfs_ns_name_init(struct famfs_ns_name *name, const char *path, size_t len);
+
+/*
+ * Starts loading @name's table slot into the cache: a walk that adds many
+ * paths calls it a few entries ahead, so that the add finds the slot
+ * there.  Only a hint.
+ */
+void famfs_ns_prefetch(const struct famfs_ns *ns, const struct famfs_ns_name *name);
 
 const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id);
 
@@ -78,6 +99,10 @@ const struct famfs_ns_node *famfs_ns_node(const struct famfs_ns *ns, uint32_t id
 int famfs_ns_add(struct famfs_ns *ns, const char *path, enum famfs_ns_kind kind,
 		 uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size, int64_t index,
 		 uint32_t *ret_id);
+/* The same, for a name from famfs_ns_name_init */
+int famfs_ns_add_name(struct famfs_ns *ns, const struct famfs_ns_name *name, enum famfs_ns_kind kind,
+		      uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size, int64_t index,
+		      uint32_t *ret_id);
 
 size_t famfs_ns_count(const struct famfs_ns *ns, enum famfs_ns_kind kind);
 

@@ -132,7 +132,7 @@ static void test_integrity_pass_matches_serial(void)
 		slots[damaged[k]].crc ^= 0x4;
 	slots[5000].seqnum = 1;
 	memset(codes, 0xee, n);
-	g_assert_cmpint(famfs_integrity_start(slots, n, -1, 0, codes, &pass), ==, 0);
+	g_assert_cmpint(famfs_integrity_start(slots, n, -1, 0, codes, NULL, &pass), ==, 0);
 	for (size_t k = 0; k < G_N_ELEMENTS(waits); k++) {
 		famfs_integrity_wait(pass, waits[k]);
 		for (uint64_t i = 0; i < waits[k]; i++)
@@ -183,7 +183,7 @@ static void test_integrity_ring_hands_out_each_entry(void)
 	for (unsigned int round = 0; round < 8; round++) {
 		uint64_t step = round % 2 ? 1024 : reach;
 
-		g_assert_cmpint(famfs_integrity_start(slots, n, fd, (const uint8_t *)slots - m.base, codes, &pass), ==, 0);
+		g_assert_cmpint(famfs_integrity_start(slots, n, fd, (const uint8_t *)slots - m.base, codes, NULL, &pass), ==, 0);
 		for (uint64_t i = 0; i < n; i++) {
 			if (i % step == 0) {
 				famfs_integrity_release(pass, i);
@@ -195,6 +195,81 @@ static void test_integrity_ring_hands_out_each_entry(void)
 			g_assert_cmpint(codes[i], ==, i == 4097 ? FAMFS_F_ENTRY_CRC : FAMFS_OK);
 		}
 		famfs_integrity_finish(pass);
+	}
+	g_free(codes);
+	munmap(m.base, m.size);
+	close(fd);
+}
+
+struct hook_record {
+	const struct famfs_log_entry *slots;
+	const uint8_t *codes;
+	int calls[16];
+	uint64_t slot_chunk[FAMFS_INTEGRITY_RING_CHUNKS];
+	int bad;   /* the hook's own failures, counted: it runs on the workers */
+};
+
+static void record_chunk(void *arg, const struct famfs_log_entry *e, uint64_t first, uint64_t end)
+{
+	struct hook_record *h = arg;
+	uint64_t chunk = first / FAMFS_INTEGRITY_CHUNK_ENTRIES;
+
+	__atomic_add_fetch(&h->calls[chunk], 1, __ATOMIC_RELAXED);
+	for (uint64_t k = first; k < end; k++)
+		if (memcmp(&e[k], &h->slots[k], sizeof(e[k])) != 0 ||
+		    h->codes[k] != famfs_log_entry_check_integrity(&h->slots[k], k, NULL))
+			__atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+	h->slot_chunk[chunk % FAMFS_INTEGRITY_RING_CHUNKS] = chunk;
+}
+
+/*
+ * The per-chunk hook runs once for each chunk, after its codes, on entries
+ * equal to the log's, read into the ring or mapped; and what it leaves in a
+ * slot stays there until the walk releases that chunk, for small logs (no
+ * threads) and large ones, walked fast or slowly.
+ */
+static void test_integrity_hook_sees_each_chunk_once(void)
+{
+	static const uint64_t sizes[] = { 3000, 30001 };
+	uint64_t data = famfs_data_start(16 * MiB);
+	struct famfs_log_entry *slots;
+	struct medium m;
+	int fd = medium_new_shared(&m, data + 30001 * AU, 16 * MiB);
+	uint8_t *codes = g_malloc(30001);
+
+	for (unsigned int i = 0; i < 30001; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(&m, name, data + (uint64_t)i * AU, AU);
+	}
+	slots = famfs_log_entries(m.log);
+	slots[2049].crc ^= 1;
+	for (unsigned int round = 0; round < 8; round++) {
+		uint64_t n = sizes[round % 2], nchunks = (n + FAMFS_INTEGRITY_CHUNK_ENTRIES - 1) / FAMFS_INTEGRITY_CHUNK_ENTRIES;
+		int use_fd = round & 2 ? fd : -1;
+		struct hook_record h = { .slots = slots, .codes = codes };
+		const struct famfs_integrity_hook hook = { .prepare = record_chunk, .arg = &h };
+		struct famfs_integrity_pass *pass;
+
+		g_assert_cmpuint(nchunks, <=, G_N_ELEMENTS(h.calls));
+		g_assert_cmpint(famfs_integrity_start(slots, n, use_fd, (const uint8_t *)slots - m.base, codes,
+						      &hook, &pass), ==, 0);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t chunk = i / FAMFS_INTEGRITY_CHUNK_ENTRIES;
+
+			if (i % 1024 == 0) {
+				famfs_integrity_release(pass, i);
+				famfs_integrity_wait(pass, i + 1024);
+				if (round >= 4)
+					g_usleep(50);
+			}
+			g_assert_cmpuint(h.slot_chunk[chunk % FAMFS_INTEGRITY_RING_CHUNKS], ==, chunk);
+		}
+		famfs_integrity_finish(pass);
+		g_assert_cmpint(h.bad, ==, 0);
+		for (uint64_t k = 0; k < nchunks; k++)
+			g_assert_cmpint(h.calls[k], ==, 1);
 	}
 	g_free(codes);
 	munmap(m.base, m.size);
@@ -413,6 +488,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/check/large-log-middle-and-tail", test_large_log_middle_and_tail);
 	g_test_add_func("/check/integrity-pass-matches-serial", test_integrity_pass_matches_serial);
 	g_test_add_func("/check/integrity-ring-hands-out-each-entry", test_integrity_ring_hands_out_each_entry);
+	g_test_add_func("/check/integrity-hook-sees-each-chunk-once", test_integrity_hook_sees_each_chunk_once);
 	g_test_add_func("/check/device-check-matches-mapping", test_device_check_matches_mapping);
 	g_test_add_func("/check/crosslink-pairs", test_crosslink_pairs);
 	g_test_add_func("/check/garbage-next-index", test_garbage_next_index);
