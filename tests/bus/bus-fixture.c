@@ -201,13 +201,19 @@ int run(char **out, char **errout, const char *bus_addr, int as_nobody, const ch
 
 /* ---- images ---- */
 
-char *write_uuid_file(const char *name, const char *uuid)
+char *write_test_file(const char *name, const char *text)
 {
 	char *p = g_build_filename(topdir, name, NULL);
-	g_autofree char *text = g_strdup_printf("%s\n", uuid);
 
 	g_assert_true(g_file_set_contents(p, text, -1, NULL));
 	return p;
+}
+
+char *write_uuid_file(const char *name, const char *uuid)
+{
+	g_autofree char *text = g_strdup_printf("%s\n", uuid);
+
+	return write_test_file(name, text);
 }
 
 char *make_image_log(const char *name, uint64_t size, const char *uuid_file, const char *loglen)

@@ -61,6 +61,8 @@ int manager_call(sd_bus *bus, const char *member, sd_bus_error *e, sd_bus_messag
 
 /* ---- images ---- */
 
+/* @text in a file @name of this run's own directory (two runs at once must not share one) */
+char *write_test_file(const char *name, const char *text);
 char *write_uuid_file(const char *name, const char *uuid);
 char *make_image_log(const char *name, uint64_t size, const char *uuid_file, const char *loglen);
 char *make_image(const char *name, uint64_t size, const char *uuid_file);

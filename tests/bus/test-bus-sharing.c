@@ -141,7 +141,7 @@ static void test_peeks_follow(void)
 	struct private_bus b1 = {0}, b2 = {0};
 	g_autofree char *ua = write_uuid_file("uuid-pk-a", UUID_A), *ub = write_uuid_file("uuid-pk-b", UUID_B);
 	g_autofree char *img = make_image("peeks.img", 1ULL << 30, ua);
-	g_autofree char *noconf = g_build_filename(g_get_tmp_dir(), "no-peeks.conf", NULL);
+	g_autofree char *noconf = write_test_file("no-peeks.conf", "[manager]\nfollow-interval = 0\n");
 	g_autofree char *noconf_arg = g_strconcat("--config=", noconf, NULL);
 	g_autofree char *obj = NULL, *obj_off = NULL;
 	const char *devs[] = { img, NULL };
@@ -152,7 +152,6 @@ static void test_peeks_follow(void)
 	GPid pm, pc;
 	uint64_t t0;
 
-	g_assert_true(g_file_set_contents(noconf, "[manager]\nfollow-interval = 0\n", -1, NULL));
 	bus_start(&b1, "bus-pk-master");
 	bus_start(&b2, "bus-pk-client");
 	pm = daemon_start(&b1, ua, devs, hourly);
