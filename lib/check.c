@@ -359,18 +359,15 @@ static void add_file_spans(struct chunk_spans *cs, const struct famfs_log_file_m
 static void prepare_entry(struct checker *c, struct chunk_spans *cs, const struct famfs_log_entry *e,
 			  uint64_t i, struct entry_prep *ep)
 {
-	enum famfs_finding_code map_code;
+	bool extents_sound;
 
 	ep->type = e->type;
 	switch (ep->type) {
 	case FAMFS_LOG_FILE:
 		memcpy(ep->path, e->file.relpath, sizeof(ep->path));
-		ep->code = famfs_path_check_field(ep->path, NULL);
-		map_code = famfs_fmap_check(&e->file, &c->layout, NULL);
-		if (map_code == FAMFS_OK || map_code == FAMFS_F_FILE_SIZE)
+		ep->code = famfs_file_meta_check(&e->file, ep->path, &c->layout, &extents_sound, NULL);
+		if (extents_sound)
 			add_file_spans(cs, &e->file, i);
-		if (ep->code == FAMFS_OK)
-			ep->code = map_code;
 		ep->size = e->file.size;
 		ep->mode = e->file.mode;
 		ep->uid = e->file.uid;
@@ -477,7 +474,7 @@ static void fetch_prep(struct checker *c, uint64_t i)
 	__builtin_prefetch((const char *)ep + 64);
 }
 
-/* A FILE or MKDIR entry prepare_entry refused: the message comes from checking the entry again. */
+/* A FILE or MKDIR entry prepare_entry refused: the message comes from checking it again, on the same path copy. */
 static void report_refused(struct checker *c, uint64_t i, const struct entry_prep *ep)
 {
 	const struct famfs_log_entry *e = famfs_integrity_entry(c->pass, i);
@@ -485,9 +482,10 @@ static void report_refused(struct checker *c, uint64_t i, const struct entry_pre
 	struct famfs_finding *f;
 
 	if (ep->type == FAMFS_LOG_FILE)
-		(void)famfs_file_entry_check(e, &c->layout, NULL, &err);
+		(void)famfs_file_meta_check(&e->file, ep->path, &c->layout, NULL, &err);
 	else
-		(void)famfs_path_check_field(e->mkdir.relpath, &err);
+		(void)famfs_path_check_field(ep->path, &err);
+	/* Only a map another host rewrote since prepare_entry checks clean now. */
 	if (!err.msg[0])
 		snprintf(err.msg, sizeof(err.msg), "the entry changed while it was being checked");
 	f = add_finding(c, FAMFS_SEV_ERROR, ep->code, i, "log entry %" PRIu64 ": %s", i, err.msg);

@@ -31,7 +31,6 @@ struct famfs_integrity_pass {
 	struct famfs_log_entry *ring;           /* RING_CHUNKS * CHUNK_ENTRIES */
 	uint8_t *codes;
 	struct famfs_integrity_hook hook;
-	bool bounded;                           /* ring slots in use: a chunk waits for its slot */
 	uint64_t n, nchunks;
 	atomic_uint_fast64_t next_chunk;    /* the next one to claim */
 	atomic_uchar *chunk_done;
@@ -47,6 +46,12 @@ struct famfs_integrity_pass {
 static struct famfs_log_entry *slot_of(const struct famfs_integrity_pass *p, uint64_t chunk)
 {
 	return &p->ring[(chunk % RING_CHUNKS) * CHUNK_ENTRIES];
+}
+
+/* Ring slots in use (for the entries or for what the hook leaves): a chunk waits for its slot. */
+static bool bounded(const struct famfs_integrity_pass *p)
+{
+	return p->ring || p->hook.prepare;
 }
 
 static bool slot_free(const struct famfs_integrity_pass *p, uint64_t chunk)
@@ -107,7 +112,7 @@ static bool claim_and_compute(struct famfs_integrity_pass *p, bool may_block)
 {
 	uint64_t chunk;
 
-	if (p->bounded) {
+	if (bounded(p)) {
 		pthread_mutex_lock(&p->lock);
 		/* Read again after each wake-up: the caller may have claimed it meanwhile. */
 		while ((chunk = atomic_load(&p->next_chunk)) < p->nchunks && !slot_free(p, chunk) && may_block)
@@ -141,7 +146,6 @@ uint64_t famfs_integrity_reach(void)
 static int alloc_ring(struct famfs_integrity_pass *p)
 {
 	size_t len = (size_t)RING_CHUNKS * CHUNK_ENTRIES * sizeof(*p->ring);
-
 	void *ring;
 
 	/* Not aligned_alloc: C11 wants its size a multiple of the alignment, and ASan holds it to that. */
@@ -176,14 +180,13 @@ int famfs_integrity_start(const struct famfs_log_entry *entries, uint64_t n, int
 		free(p);
 		return -ENOMEM;
 	}
-	p->bounded = p->ring || p->hook.prepare;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->chunk_finished, NULL);
 	pthread_cond_init(&p->slot_freed, NULL);
 	atomic_init(&p->next_chunk, 0);
 	if (n < THREADED_MIN) {
 		/* The caller's waits compute a ring's chunks as it goes; a mapped log is done now. */
-		while (!p->bounded && claim_and_compute(p, false))
+		while (!bounded(p) && claim_and_compute(p, false))
 			;
 	} else {
 		want = cpus <= 2 ? 1 : cpus - 1 > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus - 1;
@@ -227,7 +230,7 @@ void famfs_integrity_release(struct famfs_integrity_pass *p, uint64_t below)
 	/* Only chunks seen done: a slot still being filled or read is not free. */
 	if (chunks > p->done_prefix)
 		chunks = p->done_prefix;
-	if (!p->bounded || chunks <= p->released_chunks)
+	if (!bounded(p) || chunks <= p->released_chunks)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->released_chunks = chunks;

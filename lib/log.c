@@ -201,11 +201,18 @@ enum famfs_finding_code famfs_file_entry_check(const struct famfs_log_entry *e,
 					       const struct famfs_layout *layout,
 					       bool *ret_extents_sound, struct famfs_err *err)
 {
+	return famfs_file_meta_check(&e->file, e->file.relpath, layout, ret_extents_sound, err);
+}
+
+enum famfs_finding_code famfs_file_meta_check(const struct famfs_log_file_meta *fm, const char *relpath,
+					      const struct famfs_layout *layout,
+					      bool *ret_extents_sound, struct famfs_err *err)
+{
 	enum famfs_finding_code pc, mc;
 
-	pc = famfs_path_check_field(e->file.relpath, err);
+	pc = famfs_path_check_field(relpath, err);
 	/* The map is checked even under a bad path; the message is the first rule's. */
-	mc = famfs_fmap_check(&e->file, layout, pc == FAMFS_OK ? err : NULL);
+	mc = famfs_fmap_check(fm, layout, pc == FAMFS_OK ? err : NULL);
 	if (ret_extents_sound)
 		*ret_extents_sound = mc == FAMFS_OK || mc == FAMFS_F_FILE_SIZE;
 	return pc != FAMFS_OK ? pc : mc;

@@ -75,6 +75,14 @@ enum famfs_finding_code famfs_fmap_check(const struct famfs_log_file_meta *fm,
 enum famfs_finding_code famfs_file_entry_check(const struct famfs_log_entry *e,
 					       const struct famfs_layout *layout,
 					       bool *ret_extents_sound, struct famfs_err *err);
+/*
+ * The same, with the path field given apart (FAMFS_MAX_PATHLEN bytes): a
+ * checker passes its own copy of it, taken once from a log that another
+ * host may be writing.
+ */
+enum famfs_finding_code famfs_file_meta_check(const struct famfs_log_file_meta *fm, const char *relpath,
+					      const struct famfs_layout *layout,
+					      bool *ret_extents_sound, struct famfs_err *err);
 
 /* Bytes of device space a map gives its file. */
 uint64_t famfs_fmap_capacity(const struct famfs_fmap *map);
