@@ -53,6 +53,17 @@ static void add_file(struct medium *m, const char *path, uint64_t offset, uint64
 	g_assert_cmpint(famfs_log_append(m->log, &e, 1, NULL), ==, 0);
 }
 
+/* Files "f0" to "f<n-1>", one unit each, side by side from @data on */
+static void add_numbered_files(struct medium *m, unsigned int n, uint64_t data)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		char name[16];
+
+		g_snprintf(name, sizeof(name), "f%u", i);
+		add_file(m, name, data + (uint64_t)i * AU, AU);
+	}
+}
+
 static struct famfs_check_report *check(struct medium *m)
 {
 	struct famfs_check_report *r = NULL;
@@ -75,12 +86,7 @@ static void test_large_log_middle_and_tail(void)
 	uint64_t data = famfs_data_start(16 * MiB);
 
 	medium_new(&m, data + 30000 * AU, 16 * MiB);
-	for (unsigned int i = 0; i < 30000; i++) {
-		char name[16];
-
-		g_snprintf(name, sizeof(name), "f%u", i);
-		add_file(&m, name, data + (uint64_t)i * AU, AU);
-	}
+	add_numbered_files(&m, 30000, data);
 	slots = famfs_log_entries(m.log);
 	slots[12345].crc ^= 0x10;          /* damage in the middle: not repairable */
 	slots[29998].seqnum = 7;           /* the last two: a torn tail */
@@ -121,12 +127,7 @@ static void test_integrity_pass_matches_serial(void)
 	struct medium m;
 
 	medium_new(&m, data + n * AU, 16 * MiB);
-	for (unsigned int i = 0; i < n; i++) {
-		char name[16];
-
-		g_snprintf(name, sizeof(name), "f%u", i);
-		add_file(&m, name, data + (uint64_t)i * AU, AU);
-	}
+	add_numbered_files(&m, n, data);
 	slots = famfs_log_entries(m.log);
 	for (size_t k = 0; k < G_N_ELEMENTS(damaged); k++)
 		slots[damaged[k]].crc ^= 0x4;
@@ -172,12 +173,7 @@ static void test_integrity_ring_hands_out_each_entry(void)
 	struct medium m;
 	int fd = medium_new_shared(&m, data + n * AU, 16 * MiB);
 
-	for (unsigned int i = 0; i < n; i++) {
-		char name[16];
-
-		g_snprintf(name, sizeof(name), "f%u", i);
-		add_file(&m, name, data + (uint64_t)i * AU, AU);
-	}
+	add_numbered_files(&m, n, data);
 	slots = famfs_log_entries(m.log);
 	slots[4097].crc ^= 1;
 	for (unsigned int round = 0; round < 8; round++) {
@@ -237,12 +233,7 @@ static void test_integrity_hook_sees_each_chunk_once(void)
 	int fd = medium_new_shared(&m, data + 30001 * AU, 16 * MiB);
 	uint8_t *codes = g_malloc(30001);
 
-	for (unsigned int i = 0; i < 30001; i++) {
-		char name[16];
-
-		g_snprintf(name, sizeof(name), "f%u", i);
-		add_file(&m, name, data + (uint64_t)i * AU, AU);
-	}
+	add_numbered_files(&m, 30001, data);
 	slots = famfs_log_entries(m.log);
 	slots[2049].crc ^= 1;
 	for (unsigned int round = 0; round < 8; round++) {
@@ -375,12 +366,7 @@ static void test_garbage_next_index(void)
 	uint64_t data = famfs_data_start(8 * MiB);
 
 	medium_new(&m, GiB, 8 * MiB);
-	for (unsigned int i = 0; i < 5; i++) {
-		char name[8];
-
-		g_snprintf(name, sizeof(name), "f%u", i);
-		add_file(&m, name, data + i * AU, AU);
-	}
+	add_numbered_files(&m, 5, data);
 	m.log->next_index = UINT64_MAX / 3;
 	r = check(&m);
 	g_assert_cmpuint(count(r, FAMFS_F_LOG_NEXT_INDEX), ==, 1);
