@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ struct kernel_maker {
 	struct kernel_queue *queue;
 	pthread_t worker;
 	bool streaming;           /* the worker runs and owns all above until joined */
+	uint64_t worker_cpu_usec; /* the worker's CPU time, once joined */
 	uint64_t fill_errors;     /* nodes the replay could not queue */
 };
 
@@ -433,6 +435,7 @@ static void *instantiate_thread(void *arg)
 
 	consume_queue(mk, true);
 	consume_end(mk);
+	mk->worker_cpu_usec = kernel_cpu_usec(RUSAGE_THREAD);
 	return NULL;
 }
 
@@ -532,4 +535,15 @@ void kernel_maker_counters(const struct kernel_maker *mk, struct kernel_stats *r
 	ret->existed = mk->existed;
 	ret->conflicts = mk->conflicts;
 	ret->errors = mk->errors;
+	ret->worker_cpu_usec = mk->worker_cpu_usec;
+}
+
+uint64_t kernel_cpu_usec(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru) < 0)
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }

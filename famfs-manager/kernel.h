@@ -155,6 +155,7 @@ struct kernel_stats {
 	bool adopted;          /* the mount existed before this attach */
 	uint64_t mount_usec;   /* mount(2) and the .meta files */
 	uint64_t replay_usec;  /* instantiating the namespace */
+	uint64_t worker_cpu_usec;  /* CPU time of the thread that made the nodes alongside the replay */
 };
 
 int kernel_stats_get(const struct backend_target *t, struct kernel_stats *ret);

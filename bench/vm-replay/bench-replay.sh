@@ -125,6 +125,7 @@ measured_start() {
 	field attach_us </tmp/daemon.out >>/tmp/$1.e2e
 	field ready_us </tmp/daemon.out >>/tmp/$1.ready
 	field inst_us </tmp/daemon.out >>/tmp/$1.be
+	for k in cpu_replay_us cpu_inst_us cpu_process_us; do field $k </tmp/daemon.out >>/tmp/$1.$k; done
 	[ "$(field adopted </tmp/daemon.out)" = "$2" ] || { echo "# $1 run $r: adopted is not $2"; return 1; }
 	c=$(replay-tool count $MNT | field files)
 	[ "$c" = "$files" ] || { echo "# $1 run $r: $c files in the mount"; return 1; }
@@ -233,6 +234,8 @@ echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) m
 echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms ($(ratio $full_med $mkf_med) x MKFILES floor, target <= 1.3; $(ratio $full_med $view_med) x view)"
 echo "# bench: full replay, daemon exec -> ready on the bus      $(ms $full_ready_med) ms"
 echo "# bench: full replay, backend replay + instantiate, overlapped $(ms $full_be_med) ms ($(ratio $full_be_med $mkf_med) x MKFILES floor; process start excluded)"
+cpu_med() { replay-tool median $(cat /tmp/full.$1); }
+echo "# bench: full replay, CPU time in that window: replaying thread $(ms $(cpu_med cpu_replay_us)) ms, instantiating worker $(ms $(cpu_med cpu_inst_us)) ms, whole process $(ms $(cpu_med cpu_process_us)) ms (the check's threads included; 2 vCPUs)"
 echo "# bench: hotplug, device back -> populated mount (daemon running) $(ms $hp_med) ms (target <= 500; $(ratio $hp_med $mkf_med) x MKFILES floor; after a bind of $(ms $(replay-tool median ${hp_bind:-0})) ms)"
 echo "# bench: hotplug, backend replay + instantiate, overlapped $(ms $hp_be_med) ms"
 echo "# bench: re-attach, daemon exec -> mount adopted          $(ms $re_med) ms ($(ms $((re_med - exec_med))) ms over process start, target <= 20; $(ratio $re_med $view_med) x view)"

@@ -24,9 +24,12 @@
  *       when it has the mount ("famfs mounted", populated; "mount adopted",
  *       taken over, before the replay) and the daemon's "ready on the bus";
  *       prints "pid P attach_us A ready_us R backend_ms B inst_us I adopted
- *       0|1" (B: the backend's attach, I: its instantiation of the
- *       namespace, which on a fresh mount with two CPUs overlaps the
- *       replay, from the line that says "instantiated in"), then leaves a
+ *       0|1 cpu_replay_us C1 cpu_inst_us C2 cpu_process_us C3" (B: the
+ *       backend's attach, I: its instantiation of the namespace, which on
+ *       a fresh mount with two CPUs overlaps the replay, from the line that
+ *       says "instantiated in"; C1-C3: the CPU time, in that window, of the
+ *       replaying thread, the instantiating worker and the whole process,
+ *       from the line that says "CPU time:", 0 without one), then leaves a
  *       child copying the rest of the daemon's stderr to LOG
  *   replay-tool hotplug DEVICE MNT LOG TIMEOUT_MS [DRIVER]
  *       the device leaves and comes back while a daemon runs (automount, udev
@@ -300,11 +303,20 @@ static void parse_backend_line(const char *line, unsigned long *backend_ms, unsi
 		*inst_us = strtoul(p + 16, NULL, 10);
 }
 
+/* CPU times from the "ran alongside the replay ... CPU time: R us replaying, W us instantiating, P us for the whole process" line. */
+static void parse_cpu_line(const char *line, unsigned long cpu[3])
+{
+	const char *p = strstr(line, "CPU time: ");
+
+	if (p && sscanf(p, "CPU time: %lu us replaying, %lu us instantiating, %lu us", &cpu[0], &cpu[1], &cpu[2]) != 3)
+		cpu[0] = cpu[1] = cpu[2] = 0;
+}
+
 static int cmd_daemon(int argc, char **argv)
 {
 	char buf[8192], line[4096];
 	uint64_t t0, attach_us = 0, ready_us = 0, deadline;
-	unsigned long backend_ms = 0, inst_us = 0;
+	unsigned long backend_ms = 0, inst_us = 0, cpu[3] = { 0, 0, 0 };
 	size_t ll = 0;
 	int adopted = -1, pfd[2], logfd;
 	pid_t pid;
@@ -354,12 +366,15 @@ static int cmd_daemon(int argc, char **argv)
 			/* An adopted mount is compared with the log on a later line */
 			if (strstr(line, "instantiated in "))
 				parse_backend_line(line, &backend_ms, &inst_us);
+			if (strstr(line, "CPU time: "))
+				parse_cpu_line(line, cpu);
 			if (!ready_us && strstr(line, "ready on the bus"))
 				ready_us = t - t0;
 		}
 	}
-	printf("pid %d attach_us %" PRIu64 " ready_us %" PRIu64 " backend_ms %lu inst_us %lu adopted %d\n",
-	       (int)pid, attach_us, ready_us, backend_ms, inst_us, adopted);
+	printf("pid %d attach_us %" PRIu64 " ready_us %" PRIu64 " backend_ms %lu inst_us %lu adopted %d"
+	       " cpu_replay_us %lu cpu_inst_us %lu cpu_process_us %lu\n",
+	       (int)pid, attach_us, ready_us, backend_ms, inst_us, adopted, cpu[0], cpu[1], cpu[2]);
 	fflush(stdout);
 	if (!ready_us) {
 		kill(pid, SIGKILL);
