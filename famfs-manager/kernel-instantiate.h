@@ -41,7 +41,7 @@ int kernel_maker_make(struct kernel_maker *mk, uint32_t node, const struct famfs
 
 /* @n nodes found in the mount as the log says without looking (the adopt record's). */
 void kernel_maker_count_existing(struct kernel_maker *mk, uint64_t n);
-/* The created, existed, conflicts and errors counters of @ret. */
+/* The created, existed, conflicts and errors counters of @ret, and the worker's CPU time once it is joined. */
 void kernel_maker_counters(const struct kernel_maker *mk, struct kernel_stats *ret);
 /* User and system CPU time of the calling thread or process (getrusage's RUSAGE_*), in microseconds; 0 if unknown. */
 uint64_t kernel_cpu_usec(int who);
