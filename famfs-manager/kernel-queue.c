@@ -5,6 +5,11 @@
  * the files, so the two overlap.  Each side sleeps only on an empty or a
  * full ring, and is woken only once there is a useful amount to do: a
  * wake-up per item would cost a context switch per file.
+ *
+ * Each side also works from its own copy of the other's position and
+ * takes the lock only every PUBLISH_EVERY items, or when its copy says it
+ * must wait: under emulation (and across CPUs) a lock round trip per item
+ * on both sides cost more than filling the item.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,18 +20,28 @@
 #define WAKE_CONSUMER_AT 64
 /* A producer waiting on a full ring is woken once this many slots are free. */
 #define WAKE_PRODUCER_AT (KERNEL_QUEUE_SLOTS / 4)
+/* A threaded queue's sides share their progress this often; far below both of the above. */
+#define PUBLISH_EVERY 16
 
 struct kernel_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t readable;
 	pthread_cond_t writable;
 	bool threaded;
-	bool closed;
+	uint32_t publish_every;
+	bool closed;         /* set by the producer, read by the consumer under the lock */
+	/* Under the lock: */
 	bool consumer_asleep;
 	bool producer_asleep;
 	uint64_t head;       /* items [0, head) are published */
-	uint64_t next;       /* the consumer's next item */
 	uint64_t released;   /* slots of items before this are free */
+	/* The producer's own: */
+	uint64_t filled;     /* items [0, filled) are committed, published or not */
+	uint64_t seen_released;
+	/* The consumer's own: */
+	uint64_t next;       /* the consumer's next item */
+	uint64_t seen_head;
+	uint64_t freed;      /* released, published or not */
 	struct kernel_item items[KERNEL_QUEUE_SLOTS];
 };
 
@@ -40,10 +55,13 @@ struct kernel_queue *kernel_queue_new(bool threaded)
 	pthread_cond_init(&q->readable, NULL);
 	pthread_cond_init(&q->writable, NULL);
 	q->threaded = threaded;
+	q->publish_every = threaded ? PUBLISH_EVERY : 1;
 	q->closed = false;
 	q->consumer_asleep = false;
 	q->producer_asleep = false;
-	q->head = q->next = q->released = 0;
+	q->head = q->released = 0;
+	q->filled = q->seen_released = 0;
+	q->next = q->seen_head = q->freed = 0;
 	return q;
 }
 
@@ -57,11 +75,30 @@ void kernel_queue_free(struct kernel_queue *q)
 	free(q);
 }
 
+/* Producer, under the lock: makes every committed item visible. */
+static void publish_head(struct kernel_queue *q)
+{
+	q->head = q->filled;
+	if (q->consumer_asleep && q->head - q->next >= WAKE_CONSUMER_AT)
+		pthread_cond_signal(&q->readable);
+}
+
+/* Consumer, under the lock: frees every slot released so far. */
+static void publish_released(struct kernel_queue *q)
+{
+	q->released = q->freed;
+	if (q->producer_asleep && KERNEL_QUEUE_SLOTS - (q->head - q->released) >= WAKE_PRODUCER_AT)
+		pthread_cond_signal(&q->writable);
+}
+
 struct kernel_item *kernel_queue_reserve(struct kernel_queue *q)
 {
 	struct kernel_item *it = NULL;
 
+	if (q->filled - q->seen_released < KERNEL_QUEUE_SLOTS && !q->closed)
+		return &q->items[q->filled % KERNEL_QUEUE_SLOTS];
 	pthread_mutex_lock(&q->lock);
+	publish_head(q);
 	if (q->head - q->released == KERNEL_QUEUE_SLOTS && q->threaded) {
 		while (KERNEL_QUEUE_SLOTS - (q->head - q->released) < WAKE_PRODUCER_AT) {
 			q->producer_asleep = true;
@@ -69,6 +106,7 @@ struct kernel_item *kernel_queue_reserve(struct kernel_queue *q)
 		}
 		q->producer_asleep = false;
 	}
+	q->seen_released = q->released;
 	if (q->head - q->released < KERNEL_QUEUE_SLOTS && !q->closed)
 		it = &q->items[q->head % KERNEL_QUEUE_SLOTS];
 	pthread_mutex_unlock(&q->lock);
@@ -77,16 +115,19 @@ struct kernel_item *kernel_queue_reserve(struct kernel_queue *q)
 
 void kernel_queue_commit(struct kernel_queue *q)
 {
+	q->filled++;
+	if (q->filled - q->head < q->publish_every)
+		return;
 	pthread_mutex_lock(&q->lock);
-	q->head++;
-	if (q->consumer_asleep && q->head - q->next >= WAKE_CONSUMER_AT)
-		pthread_cond_signal(&q->readable);
+	publish_head(q);
+	q->seen_released = q->released;
 	pthread_mutex_unlock(&q->lock);
 }
 
 void kernel_queue_close(struct kernel_queue *q)
 {
 	pthread_mutex_lock(&q->lock);
+	publish_head(q);
 	q->closed = true;
 	pthread_cond_signal(&q->readable);
 	pthread_mutex_unlock(&q->lock);
@@ -94,28 +135,31 @@ void kernel_queue_close(struct kernel_queue *q)
 
 struct kernel_item *kernel_queue_next(struct kernel_queue *q, bool wait)
 {
-	struct kernel_item *it = NULL;
-
-	pthread_mutex_lock(&q->lock);
-	if (wait && q->threaded) {
-		while (q->next == q->head && !q->closed) {
-			q->consumer_asleep = true;
-			pthread_cond_wait(&q->readable, &q->lock);
+	if (q->next == q->seen_head) {
+		pthread_mutex_lock(&q->lock);
+		publish_released(q);
+		if (wait && q->threaded) {
+			while (q->next == q->head && !q->closed) {
+				q->consumer_asleep = true;
+				pthread_cond_wait(&q->readable, &q->lock);
+			}
+			q->consumer_asleep = false;
 		}
-		q->consumer_asleep = false;
+		q->seen_head = q->head;
+		pthread_mutex_unlock(&q->lock);
+		if (q->next == q->seen_head)
+			return NULL;
 	}
-	if (q->next < q->head)
-		it = &q->items[q->next++ % KERNEL_QUEUE_SLOTS];
-	pthread_mutex_unlock(&q->lock);
-	return it;
+	return &q->items[q->next++ % KERNEL_QUEUE_SLOTS];
 }
 
 void kernel_queue_release(struct kernel_queue *q, uint32_t keep)
 {
+	if (q->next - q->freed > keep)
+		q->freed = q->next - keep;
+	if (q->freed - q->released < q->publish_every)
+		return;
 	pthread_mutex_lock(&q->lock);
-	if (q->next - q->released > keep)
-		q->released = q->next - keep;
-	if (q->producer_asleep && KERNEL_QUEUE_SLOTS - (q->head - q->released) >= WAKE_PRODUCER_AT)
-		pthread_cond_signal(&q->writable);
+	publish_released(q);
 	pthread_mutex_unlock(&q->lock);
 }

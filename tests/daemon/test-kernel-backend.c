@@ -332,9 +332,11 @@ static void *queue_producer(void *arg)
 /*
  * Two threads, as at attach: the consumer holds batches of up to
  * KERNEL_MKFILES_MAX items; none of them may be overwritten before it
- * releases them, and every item arrives once, in order.
+ * releases them, and every item arrives once, in order.  With
+ * @release_each it releases after every item all but the batch it holds,
+ * as the worker does; otherwise only once a batch is done.
  */
-static void test_queue_two_threads(void)
+static void queue_two_threads(bool release_each)
 {
 	struct kernel_queue *q = kernel_queue_new(true);
 	struct kernel_item *batch[KERNEL_MKFILES_MAX], *it;
@@ -348,6 +350,8 @@ static void test_queue_two_threads(void)
 		g_assert_cmpuint(it->node, ==, seen);
 		seen++;
 		batch[held++] = it;
+		if (release_each)
+			kernel_queue_release(q, held);
 		if (held < want)
 			continue;
 		for (uint32_t i = 0; i < held; i++) {
@@ -362,6 +366,16 @@ static void test_queue_two_threads(void)
 	g_assert_cmpint(pthread_join(t, NULL), ==, 0);
 	g_assert_cmpuint(seen, ==, QUEUE_TEST_ITEMS);
 	kernel_queue_free(q);
+}
+
+static void test_queue_two_threads(void)
+{
+	queue_two_threads(false);
+}
+
+static void test_queue_two_threads_release_each(void)
+{
+	queue_two_threads(true);
 }
 
 /* A shared file mapping whose file is cut short: pages past the end fault. */
@@ -435,6 +449,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/kernel-backend/choice-and-load", test_choice_and_load);
 	g_test_add_func("/kernel-backend/queue-single-thread", test_queue_single_thread);
 	g_test_add_func("/kernel-backend/queue-two-threads", test_queue_two_threads);
+	g_test_add_func("/kernel-backend/queue-two-threads-release-each", test_queue_two_threads_release_each);
 	g_test_add_func("/kernel-backend/medium-guard", test_medium_guard);
 	return g_test_run();
 }
