@@ -12,8 +12,8 @@
 #              mkdirat / openat(O_CREAT) + MAP_CREATE_V2 + close loop, and
 #              the same with MKFILES batches (what the daemon uses), alone
 #              and with a spinning shell on the other vCPU (the floor of a
-#              replay that overlaps its two halves: TCG slows one vCPU
-#              while the other runs)
+#              replay that overlaps its two halves, on a host that may
+#              slow one vCPU while the other runs: 1.0-1.6 x so far)
 #   full       famfs-manager --device /dev/pmem0 with the kernel backend,
 #              from exec to its "famfs mounted" line (the mount is fully
 #              populated then) and to "ready on the bus"; SIGTERM unmounts
@@ -240,7 +240,7 @@ echo "# bench: view replay (baseline, no kernel objects)        $(ms $view_med) 
 echo "# bench: attach-time check alone (runs beside the replay)  $(ms $(replay-tool median $checks)) ms"
 echo "# bench: bare MAP_CREATE loop (baseline, per-file floor)  $(ms $bare_med) ms"
 echo "# bench: bare MKFILES loop (baseline, kernel floor)       $(ms $mkf_med) ms ($(ratio $mkf_med $bare_med) x per-file)"
-echo "# bench: bare MKFILES loop, the other vCPU spinning      $(ms $busy_med) ms ($(ratio $busy_med $mkf_med) x alone: under TCG a vCPU slows while the other runs)"
+echo "# bench: bare MKFILES loop, the other vCPU spinning      $(ms $busy_med) ms ($(ratio $busy_med $mkf_med) x alone: how much this boot's host slows one vCPU while the other runs)"
 echo "# bench: full replay, daemon exec -> populated mount       $(ms $full_med) ms ($(ratio $full_med $mkf_med) x MKFILES floor, target <= 1.3; $(ratio $full_med $view_med) x view)"
 echo "# bench: full replay, daemon exec -> ready on the bus      $(ms $full_ready_med) ms"
 echo "# bench: full replay, backend replay + instantiate, overlapped $(ms $full_be_med) ms ($(ratio $full_be_med $mkf_med) x MKFILES floor, target <= 1.3; $(ratio $full_be_med $busy_med) x the floor with the other vCPU busy; process start excluded)"
