@@ -28,9 +28,8 @@ struct kernel_queue {
 	pthread_cond_t readable;
 	pthread_cond_t writable;
 	bool threaded;
-	uint32_t publish_every;
 	bool closed;         /* set by the producer, read by the consumer under the lock */
-	/* Under the lock: */
+	/* Shared: each written under the lock by one side, which may also read it unlocked. */
 	bool consumer_asleep;
 	bool producer_asleep;
 	uint64_t head;       /* items [0, head) are published */
@@ -55,7 +54,6 @@ struct kernel_queue *kernel_queue_new(bool threaded)
 	pthread_cond_init(&q->readable, NULL);
 	pthread_cond_init(&q->writable, NULL);
 	q->threaded = threaded;
-	q->publish_every = threaded ? PUBLISH_EVERY : 1;
 	q->closed = false;
 	q->consumer_asleep = false;
 	q->producer_asleep = false;
@@ -73,6 +71,12 @@ void kernel_queue_free(struct kernel_queue *q)
 	pthread_cond_destroy(&q->readable);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
+}
+
+/* Without a second thread the consumer must see each item at once. */
+static uint64_t publish_every(const struct kernel_queue *q)
+{
+	return q->threaded ? PUBLISH_EVERY : 1;
 }
 
 /* Producer, under the lock: makes every committed item visible. */
@@ -116,7 +120,7 @@ struct kernel_item *kernel_queue_reserve(struct kernel_queue *q)
 void kernel_queue_commit(struct kernel_queue *q)
 {
 	q->filled++;
-	if (q->filled - q->head < q->publish_every)
+	if (q->filled - q->head < publish_every(q))
 		return;
 	pthread_mutex_lock(&q->lock);
 	publish_head(q);
@@ -157,7 +161,7 @@ void kernel_queue_release(struct kernel_queue *q, uint32_t keep)
 {
 	if (q->next - q->freed > keep)
 		q->freed = q->next - keep;
-	if (q->freed - q->released < q->publish_every)
+	if (q->freed - q->released < publish_every(q))
 		return;
 	pthread_mutex_lock(&q->lock);
 	publish_released(q);
